@@ -1,0 +1,122 @@
+/**
+ * Every setting of the service, read from the environment in one place. `SETTINGS` is also the
+ * source of the README's configuration table (test/config.test.ts keeps the two equal).
+ */
+
+interface Setting<T> {
+  readonly env: string;
+  readonly default: T;
+  /** What the variable accepts, in words; used in start-up errors and the README. */
+  readonly accepts: string;
+  readonly meaning: string;
+  readonly parse: (raw: string) => T | undefined;
+}
+
+const integer =
+  (min: number, max: number) =>
+  (raw: string): number | undefined => {
+    if (!/^\d+$/.test(raw)) return undefined;
+    const value = Number(raw);
+    return value >= min && value <= max ? value : undefined;
+  };
+
+const text = (raw: string): string | undefined => (raw.length > 0 ? raw : undefined);
+
+const oneOf =
+  <T extends string>(...choices: readonly T[]) =>
+  (raw: string): T | undefined =>
+    (choices as readonly string[]).includes(raw) ? (raw as T) : undefined;
+
+const originList = (raw: string): readonly string[] | undefined => {
+  const origins = raw.split(',').map((origin) => origin.trim()).filter((origin) => origin !== '');
+  return origins.length > 0 ? origins : undefined;
+};
+
+const setting = <T>(definition: Setting<T>): Setting<T> => definition;
+
+const MIB = 1024 * 1024;
+
+export const SETTINGS = {
+  port: setting({ env: 'PORT', default: 3000, accepts: 'an integer from 0 to 65535', meaning: 'TCP port to listen on (0 picks a free one)', parse: integer(0, 65535) }),
+  host: setting({ env: 'HOST', default: '127.0.0.1', accepts: 'a host name or IP address', meaning: 'Address to listen on; `0.0.0.0` for every interface', parse: text }),
+  logLevel: setting({
+    env: 'LOG_LEVEL',
+    default: 'info' as const,
+    accepts: 'fatal, error, warn, info, debug, trace or silent',
+    meaning: 'Level of the JSON log lines written to standard output',
+    parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'),
+  }),
+  bodyLimit: setting({ env: 'BODY_LIMIT', default: 16 * MIB, accepts: 'a number of bytes from 1', meaning: 'Largest request body; a larger one gets 413', parse: integer(1, 2 ** 31 - 1) }),
+  sortMaxLength: setting({ env: 'SORT_MAX_LENGTH', default: 1_000_000, accepts: 'an integer from 1', meaning: 'Most elements `/api/sort` takes; more gets 413', parse: integer(1, 2 ** 31 - 1) }),
+  maxDepth: setting({
+    env: 'MAX_DEPTH',
+    default: 128,
+    accepts: 'an integer from 1 to 4096',
+    meaning: 'Deepest nesting of `input` (a scalar is 0, `[]` is 1); deeper gets 413',
+    parse: integer(1, 4096),
+  }),
+  numberTextLimit: setting({
+    env: 'NUMBER_TEXT_LIMIT',
+    default: 10_000,
+    accepts: 'an integer from 1 to 1000000',
+    meaning: 'Longest number text (in characters) the parity operations take; longer gets 400',
+    parse: integer(1, 1_000_000),
+  }),
+  headersTimeoutMs: setting({
+    env: 'HEADERS_TIMEOUT_MS',
+    default: 10_000,
+    accepts: 'milliseconds, an integer from 1',
+    meaning: 'Time a client has to send the request headers',
+    parse: integer(1, 2 ** 31 - 1),
+  }),
+  requestTimeoutMs: setting({
+    env: 'REQUEST_TIMEOUT_MS',
+    default: 30_000,
+    accepts: 'milliseconds, an integer from 1',
+    meaning: 'Time a client has to send the whole request, body included',
+    parse: integer(1, 2 ** 31 - 1),
+  }),
+  keepAliveTimeoutMs: setting({
+    env: 'KEEP_ALIVE_TIMEOUT_MS',
+    default: 72_000,
+    accepts: 'milliseconds, an integer from 1',
+    meaning: 'How long an idle keep-alive connection stays open',
+    parse: integer(1, 2 ** 31 - 1),
+  }),
+  corsOrigins: setting<readonly string[] | 'off'>({
+    env: 'CORS_ORIGINS',
+    default: ['*'],
+    accepts: '`*`, `off`, or a comma-separated list of origins',
+    meaning: 'Origins whose browser pages may call the API',
+    parse: (raw) => (raw === 'off' ? 'off' : originList(raw)),
+  }),
+} as const;
+
+type Settings = typeof SETTINGS;
+export type Config = { -readonly [K in keyof Settings]: Settings[K]['default'] };
+
+export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze(
+  Object.fromEntries(Object.entries(SETTINGS).map(([key, definition]) => [key, definition.default])) as Config,
+);
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/**
+ * Reads the configuration from environment variables; an unset or empty variable takes its
+ * default. Throws `ConfigError` naming every bad variable and what it accepts.
+ */
+export function loadConfig(env: Readonly<Record<string, string | undefined>> = process.env): Config {
+  const config: Record<string, unknown> = { ...DEFAULT_CONFIG };
+  const problems: string[] = [];
+  for (const [key, definition] of Object.entries(SETTINGS) as Array<[string, Setting<unknown>]>) {
+    const raw = env[definition.env];
+    if (raw === undefined || raw === '') continue;
+    const value = definition.parse(raw.trim());
+    if (value === undefined) problems.push(`${definition.env}=${JSON.stringify(raw)} is invalid: it accepts ${definition.accepts}`);
+    else config[key] = value;
+  }
+  if (problems.length > 0) throw new ConfigError(problems.join('\n'));
+  return config as Config;
+}

@@ -1,0 +1,68 @@
+import { InputError } from './errors.js';
+
+/**
+ * How a lone surrogate inside a string is treated: RFC 8785 §3.1 requires I-JSON input (RFC 7493
+ * §2.1 forbids lone surrogates), so canonicalization rejects them; ordering only needs a stable
+ * text, so it escapes them as `JSON.stringify` does.
+ */
+export type LoneSurrogates = 'reject' | 'escape';
+
+/**
+ * The RFC 8785 (JCS) canonical text of a JSON value: no whitespace, object keys sorted by UTF-16
+ * code units, numbers in ECMAScript shortest round-trip form, strings escaped as ECMAScript's
+ * `JSON.stringify` does.
+ *
+ * @example
+ * canonicalJson({ b: [1.0, 1e21], a: '\u20ac' }) //=> '{"a":"€","b":[1,1e+21]}'
+ */
+export function canonicalJson(value: unknown, loneSurrogates: LoneSurrogates = 'reject'): string {
+  return write(value, [], loneSurrogates);
+}
+
+function write(value: unknown, path: Array<string | number>, loneSurrogates: LoneSurrogates): string {
+  switch (typeof value) {
+    case 'string':
+      return writeString(value, path, loneSurrogates);
+    case 'number':
+      if (!Number.isFinite(value)) {
+        throw new InputError('is a number beyond the range of a double, which has no canonical form', [...path]);
+      }
+      // Number::toString is the serialization RFC 8785 §3.2.2.3 prescribes; it writes -0 as "0".
+      return String(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object': {
+      if (value === null) return 'null';
+      if (Array.isArray(value)) {
+        let text = '[';
+        for (let i = 0; i < value.length; i++) {
+          if (i > 0) text += ',';
+          path.push(i);
+          text += write(value[i], path, loneSurrogates);
+          path.pop();
+        }
+        return text + ']';
+      }
+      // Default sort compares UTF-16 code units, as RFC 8785 §3.2.3 requires.
+      const keys = Object.keys(value).sort();
+      let text = '{';
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i] as string;
+        if (i > 0) text += ',';
+        path.push(key);
+        text += writeString(key, path, loneSurrogates) + ':' + write((value as Record<string, unknown>)[key], path, loneSurrogates);
+        path.pop();
+      }
+      return text + '}';
+    }
+    default:
+      throw new InputError(`is not a JSON value (${typeof value})`, [...path]);
+  }
+}
+
+function writeString(text: string, path: Array<string | number>, loneSurrogates: LoneSurrogates): string {
+  if (loneSurrogates === 'reject' && !text.isWellFormed()) {
+    throw new InputError('contains a lone surrogate, which RFC 8785 (I-JSON, RFC 7493 §2.1) does not allow', [...path]);
+  }
+  return JSON.stringify(text);
+}

@@ -1,0 +1,86 @@
+const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/** Characters per `Intl.Segmenter` call: small enough that its quadratic cost stays flat. */
+export const DEFAULT_WINDOW = 256;
+
+const CR = 13;
+const LF = 10;
+
+/**
+ * BMP characters whose Grapheme_Cluster_Break is Other (or a precomposed Hangul syllable) and
+ * which take part in no other multi-character rule (not Extended_Pictographic, Indic conjunct
+ * consonant, Hangul jamo, Prepend, Extend or SpacingMark). Between two of them there is always a boundary (UAX #29 GB999).
+ * test/core/graphemes.test.ts checks every one against `Intl.Segmenter`.
+ */
+export const SIMPLE_RANGES: ReadonlyArray<readonly [number, number]> = [
+  [0x0020, 0x007e], // ASCII printable
+  [0x00a0, 0x00a8], [0x00aa, 0x00ac], [0x00af, 0x02ff], // Latin-1 and Latin Extended, minus © ® and soft hyphen
+  [0x0370, 0x0482], [0x048a, 0x052f], // Greek and Cyrillic, minus combining marks
+  [0x1e00, 0x1eff], // Latin Extended Additional
+  [0x3041, 0x3096], [0x30a1, 0x30fa], // Hiragana, Katakana
+  [0x3400, 0x4dbf], [0x4e00, 0x9fff], // CJK Unified Ideographs
+  [0xac00, 0xd7a3], // Hangul syllables (LV, LVT): they join only jamo, which are not listed (GB6-GB8)
+  [0xff01, 0xff9d], // Fullwidth forms, minus the halfwidth voiced marks
+];
+
+const SIMPLE = new Uint8Array(0x10000);
+for (const [first, last] of SIMPLE_RANGES) SIMPLE.fill(1, first, last + 1);
+
+// C0 controls and DEL are GCB Control: a boundary is always after them (GB4) and before them (GB5).
+const isControl = (unit: number): boolean => unit < 0x20 || unit === 0x7f;
+
+/**
+ * Splits `text` into extended grapheme clusters (Unicode UAX #29), exactly as
+ * `Intl.Segmenter` with grapheme granularity does, in time linear in the length of `text`.
+ *
+ * Node 20's segmenter is quadratic on long input (STACK.md), so it only ever sees windows of
+ * about `window` characters. Each window starts at a grapheme boundary; every boundary it reports
+ * before its last segment is final, because UAX #29 decides a boundary from the text before it
+ * and the one character after it, and text before a boundary never reaches past it (GB11, GB12/13
+ * and GB9c sequences lie within a single cluster). The last segment may be cut by the window's end,
+ * so the next window starts there. Controls and runs of `SIMPLE_RANGES` characters have certain
+ * boundaries and skip the segmenter, which keeps plain text of most scripts fast.
+ *
+ * @example
+ * splitGraphemes('👍🏽e\u0301!') //=> ['👍🏽', 'é', '!']
+ */
+export function splitGraphemes(text: string, window: number = DEFAULT_WINDOW): string[] {
+  const clusters: string[] = [];
+  const end = text.length;
+  let start = 0;
+  while (start < end) {
+    const unit = text.charCodeAt(start);
+    if (unit === CR && text.charCodeAt(start + 1) === LF) {
+      clusters.push('\r\n'); // GB3
+      start += 2;
+      continue;
+    }
+    const next = start + 1 === end ? CR : text.charCodeAt(start + 1);
+    if (isControl(unit) || (SIMPLE[unit] === 1 && (SIMPLE[next] === 1 || isControl(next)))) {
+      clusters.push(text[start] as string);
+      start++;
+      continue;
+    }
+    start = segmentWindow(text, start, window, clusters);
+  }
+  return clusters;
+}
+
+/** Appends the final clusters of one window starting at `start`; returns where the next begins. */
+function segmentWindow(text: string, start: number, window: number, clusters: string[]): number {
+  for (let size = window; ; size *= 2) {
+    const stop = Math.min(text.length, start + size);
+    const segments = Array.from(segmenter.segment(text.slice(start, stop)), (s) => s.segment);
+    const atEnd = stop === text.length;
+    // A window holding one unfinished cluster proves nothing: widen it.
+    if (!atEnd && segments.length < 2) continue;
+    const kept = atEnd ? segments.length : segments.length - 1;
+    let next = start;
+    for (let i = 0; i < kept; i++) {
+      const segment = segments[i] as string;
+      clusters.push(segment);
+      next += segment.length;
+    }
+    return next;
+  }
+}

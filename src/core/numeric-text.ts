@@ -1,0 +1,68 @@
+/**
+ * The exact reading of a string written in JavaScript's numeric string notation
+ * (ECMA-262 StringNumericLiteral, minus `Infinity`, numeric separators and empty text).
+ *
+ * A decimal value is `sign × 0.digits × 10^pointAt`; nothing is rounded, so any magnitude works.
+ */
+export type NumericNotation =
+  | { readonly kind: 'decimal'; readonly negative: boolean; readonly digits: string; readonly pointAt: number }
+  | { readonly kind: 'radix'; readonly radix: 2 | 8 | 16; readonly digits: string };
+
+const RADIX_BY_LETTER: Readonly<Record<string, 2 | 8 | 16>> = { x: 16, X: 16, o: 8, O: 8, b: 2, B: 2 };
+const RADIX_DIGIT = { 2: /^[01]+$/, 8: /^[0-7]+$/, 16: /^[0-9a-fA-F]+$/ } as const;
+
+// Exponents beyond this are all "huge": no digit string can be long enough to reach them.
+const EXPONENT_CLAMP = 1e15;
+
+const isDigit = (code: number): boolean => code >= 48 && code <= 57;
+
+/**
+ * Reads `text` (already trimmed) as a numeric literal, or returns `undefined` when it is not one.
+ * Linear in the length of `text`, with no backtracking.
+ *
+ * @example
+ * parseNumericText('-1.5e3') //=> { kind: 'decimal', negative: true, digits: '15', pointAt: 4 }
+ * parseNumericText('0x1F')   //=> { kind: 'radix', radix: 16, digits: '1F' }
+ * parseNumericText('12px')   //=> undefined
+ */
+export function parseNumericText(text: string): NumericNotation | undefined {
+  const radix = text.length > 2 && text[0] === '0' ? RADIX_BY_LETTER[text[1] as string] : undefined;
+  if (radix !== undefined) {
+    const digits = text.slice(2);
+    return RADIX_DIGIT[radix].test(digits) ? { kind: 'radix', radix, digits } : undefined;
+  }
+
+  const end = text.length;
+  let i = 0;
+  const negative = text[0] === '-';
+  if (negative || text[0] === '+') i++;
+
+  const integerStart = i;
+  while (i < end && isDigit(text.charCodeAt(i))) i++;
+  const integerDigits = text.slice(integerStart, i);
+  let fractionDigits = '';
+  if (text[i] === '.') {
+    const fractionStart = ++i;
+    while (i < end && isDigit(text.charCodeAt(i))) i++;
+    fractionDigits = text.slice(fractionStart, i);
+  }
+  if (integerDigits.length + fractionDigits.length === 0) return undefined;
+
+  let exponent = 0;
+  if (text[i] === 'e' || text[i] === 'E') {
+    i++;
+    const exponentNegative = text[i] === '-';
+    if (exponentNegative || text[i] === '+') i++;
+    const exponentStart = i;
+    while (i < end && text.charCodeAt(i) === 48) i++;
+    const significantStart = i;
+    while (i < end && isDigit(text.charCodeAt(i))) i++;
+    if (i === exponentStart) return undefined;
+    const significant = text.slice(significantStart, i);
+    const magnitude = significant.length > 15 ? EXPONENT_CLAMP : Math.min(Number(significant || '0'), EXPONENT_CLAMP);
+    exponent = exponentNegative ? -magnitude : magnitude;
+  }
+  if (i !== end) return undefined;
+
+  return { kind: 'decimal', negative, digits: integerDigits + fractionDigits, pointAt: integerDigits.length + exponent };
+}

@@ -1,0 +1,45 @@
+import { METHODS } from 'node:http';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import { problemOf, sendProblem } from './problem.js';
+
+/** Path → methods it is registered with, filled by `onRoute` as routes are added. */
+export type RouteTable = Map<string, Set<string>>;
+
+// CONNECT never reaches routing (Node emits 'connect'); every other method Node parses gets an answer.
+const ANSWERABLE_METHODS = METHODS.filter((method) => method !== 'CONNECT');
+
+export function recordRoutes(app: FastifyInstance): RouteTable {
+  const table: RouteTable = new Map();
+  app.addHook('onRoute', (route) => {
+    if (route.url.includes('*')) return;
+    const methods = table.get(route.url) ?? new Set<string>();
+    for (const method of [route.method].flat()) methods.add(method);
+    table.set(route.url, methods);
+  });
+  return table;
+}
+
+/**
+ * For every recorded path: `OPTIONS` (204, with CORS preflight handled by the CORS hook) and
+ * 405 with an exact `Allow` header for every other method (RFC 9110 §15.5.6). Fastify alone
+ * would answer 404. Call after all other routes are registered.
+ */
+export function answerOtherMethods(app: FastifyInstance, table: RouteTable): void {
+  for (const method of ANSWERABLE_METHODS) {
+    if (!app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true });
+  }
+  for (const [url, registered] of [...table]) {
+    const allowed = [...new Set([...registered, 'OPTIONS'])].sort();
+    const allow = allowed.join(', ');
+    if (!registered.has('OPTIONS')) {
+      app.options(url, { schema: { hide: true } }, async (_request, reply) => reply.code(204).header('allow', allow).send());
+    }
+    const others = ANSWERABLE_METHODS.filter((method) => !allowed.includes(method)) as HTTPMethods[];
+    // Answered in onRequest, before any body is read or parsed: the method alone decides.
+    const refuse = async (request: FastifyRequest, reply: FastifyReply) => {
+      reply.header('allow', allow);
+      return sendProblem(reply, problemOf(405, `${request.method} is not allowed on ${url}; it accepts ${allow}`));
+    };
+    app.route({ method: others, url, schema: { hide: true }, onRequest: refuse, handler: refuse });
+  }
+}

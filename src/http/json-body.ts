@@ -1,0 +1,176 @@
+import type { FastifyRequest } from 'fastify';
+import { ProblemError, fieldProblem, pointerTo } from './problem.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The JSON source text of the number in the body field named by the route's `numberField`. */
+    numberSource: string | undefined;
+  }
+  interface FastifyContextConfig {
+    /** A body field whose number must be read from its source text, not a rounded double. */
+    numberField?: string;
+  }
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+
+const UTF8_CHARSET = /^\s*"?utf-?8"?\s*$/i;
+
+/**
+ * Fastify's `application/json` parser, replaced so that:
+ * - nesting beyond `maxDepth` is refused from the text, before `JSON.parse` builds it (a 16 MiB
+ *   body of `[` would otherwise take seconds and hundreds of MB);
+ * - `__proto__` and `constructor` are ordinary keys (CONTRACT §1): `JSON.parse` makes them own
+ *   data properties and never touches a prototype;
+ * - a route can ask for a number's exact source text (CONTRACT §2 parity).
+ */
+export function createJsonBodyParser(maxDepth: number) {
+  // The body object itself is one level above `input`, where the limit is counted (CONTRACT §3).
+  const bodyDepthLimit = maxDepth + 1;
+
+  return function parseJsonBody(request: FastifyRequest, text: string): unknown {
+    const charset = /;\s*charset\s*=([^;]*)/i.exec(request.headers['content-type'] ?? '')?.[1];
+    if (charset !== undefined && !UTF8_CHARSET.test(charset)) {
+      throw new ProblemError(415, `The request body must be UTF-8 JSON; charset ${charset.trim()} is not accepted`);
+    }
+    if (text.length === 0) throw fieldProblem('', 'is empty; it must be a JSON object with an "input" field');
+
+    const tooDeep = findDepthViolation(text, bodyDepthLimit);
+    if (tooDeep !== undefined) {
+      throw fieldProblem(tooDeep, `nests deeper than the limit of ${maxDepth} levels (MAX_DEPTH)`, 413);
+    }
+
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch (error) {
+      throw new ProblemError(400, `The request body is not valid JSON: ${(error as Error).message}`);
+    }
+
+    const numberField = request.routeOptions.config.numberField;
+    if (numberField !== undefined && isObject(body) && typeof body[numberField] === 'number') {
+      request.numberSource = memberSourceText(text, numberField);
+    }
+    return body;
+  };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Index of the quote that closes the string opening at `start`. */
+function endOfString(text: string, start: number): number {
+  let end = start + 1;
+  for (;;) {
+    end = text.indexOf('"', end);
+    if (end === -1) return text.length;
+    let backslashes = 0;
+    while (text.charCodeAt(end - 1 - backslashes) === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return end;
+    end++;
+  }
+}
+
+function countAtMost(text: string, char: string, limit: number): number {
+  let count = 0;
+  for (let at = text.indexOf(char); at !== -1 && count <= limit; at = text.indexOf(char, at + 1)) count++;
+  return count;
+}
+
+/**
+ * The pointer of the top-level member in which `text` nests deeper than `limit`, or undefined.
+ * Works on any text, valid JSON or not; brackets inside strings do not count.
+ */
+function findDepthViolation(text: string, limit: number): string | undefined {
+  // Fewer openers than the limit cannot nest past it: one native scan decides most bodies.
+  if (countAtMost(text, '[', limit) + countAtMost(text, '{', limit) <= limit) return undefined;
+
+  let depth = 0;
+  let topIsObject = false;
+  let expectKey = false;
+  let keyStart = -1;
+  let keyEnd = -1;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      const end = endOfString(text, i);
+      if (expectKey) [keyStart, keyEnd, expectKey] = [i, end, false];
+      i = end;
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      depth++;
+      if (depth > limit) return topIsObject && keyStart >= 0 ? pointerOfKey(text.slice(keyStart, keyEnd + 1)) : '';
+      if (depth === 1) expectKey = topIsObject = c === OPEN_BRACE;
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      depth--;
+    } else if (c === COMMA && depth === 1 && topIsObject) {
+      expectKey = true;
+    }
+  }
+  return undefined;
+}
+
+function pointerOfKey(quotedKey: string): string {
+  try {
+    return pointerTo('', [JSON.parse(quotedKey) as string]);
+  } catch {
+    return '';
+  }
+}
+
+const isJsonSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+
+function skipSpace(text: string, at: number): number {
+  while (isJsonSpace(text.charCodeAt(at))) at++;
+  return at;
+}
+
+function endOfValue(text: string, start: number): number {
+  const first = text.charCodeAt(start);
+  if (first === QUOTE) return endOfString(text, start) + 1;
+  if (first === OPEN_BRACE || first === OPEN_BRACKET) {
+    let depth = 0;
+    for (let i = start; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c === QUOTE) i = endOfString(text, i);
+      else if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
+      else if ((c === CLOSE_BRACE || c === CLOSE_BRACKET) && --depth === 0) return i + 1;
+    }
+    return text.length;
+  }
+  let end = start;
+  while (end < text.length) {
+    const c = text.charCodeAt(end);
+    if (c === COMMA || c === CLOSE_BRACE || c === CLOSE_BRACKET || isJsonSpace(c)) break;
+    end++;
+  }
+  return end;
+}
+
+/**
+ * The source text of member `key` of the top-level object in `text`, which must be valid JSON.
+ * The last of duplicate keys wins, as in `JSON.parse`.
+ */
+export function memberSourceText(text: string, key: string): string | undefined {
+  let found: string | undefined;
+  let at = skipSpace(text, 0) + 1; // past "{"
+  for (;;) {
+    at = skipSpace(text, at);
+    if (text.charCodeAt(at) !== QUOTE) return found; // "}" of an empty object
+    const keyEnd = endOfString(text, at);
+    const quotedKey = text.slice(at, keyEnd + 1);
+    const name = quotedKey.includes('\\') ? (JSON.parse(quotedKey) as string) : quotedKey.slice(1, -1);
+    const valueStart = skipSpace(text, skipSpace(text, keyEnd + 1) + 1); // past ":"
+    const valueEnd = endOfValue(text, valueStart);
+    if (name === key) found = text.slice(valueStart, valueEnd);
+    at = skipSpace(text, valueEnd);
+    if (text.charCodeAt(at) !== COMMA) return found;
+    at++;
+  }
+}

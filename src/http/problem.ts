@@ -1,0 +1,139 @@
+import { STATUS_CODES } from 'node:http';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { InputError, type JsonPath } from '../core/index.js';
+
+/** One offending field of the request body, as a JSON Pointer (RFC 6901). */
+export interface FieldError {
+  pointer: string;
+  detail: string;
+}
+
+/** RFC 9457 Problem Details. `type` is always `about:blank`, so `title` is the status phrase (§4.2.1). */
+export interface Problem {
+  type: 'about:blank';
+  title: string;
+  status: number;
+  detail: string;
+  errors?: FieldError[];
+}
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+/** An error that becomes exactly this problem response. */
+export class ProblemError extends Error {
+  constructor(
+    readonly status: number,
+    detail: string,
+    readonly errors?: FieldError[],
+    readonly headers?: Readonly<Record<string, string>>,
+  ) {
+    super(detail);
+  }
+}
+
+// RFC 9110 §15 names some statuses differently from Node's table.
+const TITLES: Readonly<Record<number, string>> = { 413: 'Content Too Large', 422: 'Unprocessable Content' };
+
+export function problemOf(status: number, detail: string, errors?: FieldError[]): Problem {
+  const problem: Problem = { type: 'about:blank', title: TITLES[status] ?? STATUS_CODES[status] ?? 'Error', status, detail };
+  if (errors !== undefined && errors.length > 0) problem.errors = errors;
+  return problem;
+}
+
+/** RFC 6901 §3: `~` is written `~0` and `/` is written `~1`. */
+export function pointerTo(base: string, path: JsonPath = []): string {
+  let pointer = base;
+  for (const token of path) pointer += '/' + String(token).replaceAll('~', '~0').replaceAll('/', '~1');
+  return pointer;
+}
+
+/** The 400 (or given status) for one bad field; `detail` names the field. */
+export function fieldProblem(pointer: string, message: string, status = 400): ProblemError {
+  const detail = `${pointer === '' ? 'The request body' : pointer} ${message}`;
+  return new ProblemError(status, detail, [{ pointer, detail }]);
+}
+
+/** Runs a core operation, turning its `InputError` into a problem about the field at `pointer`. */
+export function fromCore<T>(pointer: string, operation: () => T): T {
+  try {
+    return operation();
+  } catch (error) {
+    if (error instanceof InputError) throw fieldProblem(pointerTo(pointer, error.path), error.message);
+    throw error;
+  }
+}
+
+export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply {
+  // Sent as a string so that no route's response schema reshapes it.
+  return reply.code(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));
+}
+
+interface AjvError {
+  instancePath: string;
+  keyword: string;
+  params: Record<string, unknown>;
+  message?: string;
+  parentSchema?: Record<string, unknown>;
+}
+
+/** The words a schema gives for what a field accepts (`x-expected`), used in error details. */
+export const EXPECTED = 'x-expected';
+
+function validationProblem(errors: readonly AjvError[]): ProblemError {
+  const byPointer = new Map<string, FieldError & { fromSchema: boolean }>();
+  for (const error of errors) {
+    const missing = error.keyword === 'required' ? String(error.params.missingProperty) : undefined;
+    const pointer = missing === undefined ? error.instancePath : pointerTo(error.instancePath, [missing]);
+    const expected = error.parentSchema?.[EXPECTED];
+    const message =
+      missing !== undefined ? 'is required' : typeof expected === 'string' ? `must be ${expected}` : (error.message ?? 'is invalid');
+    const fromSchema = missing !== undefined || typeof expected === 'string';
+    const known = byPointer.get(pointer);
+    if (known === undefined || (!known.fromSchema && fromSchema)) {
+      byPointer.set(pointer, { pointer, detail: `${pointer === '' ? 'The request body' : pointer} ${message}`, fromSchema });
+    }
+  }
+  const fieldErrors = [...byPointer.values()].map(({ pointer, detail }) => ({ pointer, detail }));
+  return new ProblemError(400, fieldErrors.map((e) => e.detail).join('; '), fieldErrors);
+}
+
+const FRAMEWORK_DETAILS: Readonly<Record<string, (error: FastifyError) => ProblemError>> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () =>
+    new ProblemError(415, 'The request body must be JSON, sent with Content-Type: application/json (charset utf-8, if given)'),
+  FST_ERR_CTP_EMPTY_JSON_BODY: () => fieldProblem('', 'is empty; it must be a JSON object with an "input" field'),
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => new ProblemError(400, 'The Content-Length header does not match the body sent'),
+  FST_ERR_BAD_URL: () => new ProblemError(400, 'The request path is not a valid URL: it has a malformed percent-encoding'),
+  FST_ERR_MAX_PARAM_LENGTH: () => new ProblemError(414, 'A path segment is longer than this service accepts'),
+};
+
+/** Maps any error thrown while handling a request to its problem; never leaks internals of a 5xx. */
+export function toProblem(error: unknown, bodyLimit: number): Problem {
+  if (error instanceof ProblemError) return problemOf(error.status, error.message, error.errors);
+  const fastifyError = error as Partial<FastifyError> & { validation?: AjvError[] };
+  if (Array.isArray(fastifyError.validation)) {
+    const problem = validationProblem(fastifyError.validation);
+    return problemOf(problem.status, problem.message, problem.errors);
+  }
+  if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return problemOf(413, `The request body is larger than the limit of ${bodyLimit} bytes (BODY_LIMIT)`);
+  }
+  const framework = fastifyError.code === undefined ? undefined : FRAMEWORK_DETAILS[fastifyError.code];
+  if (framework !== undefined) {
+    const problem = framework(fastifyError as FastifyError);
+    return problemOf(problem.status, problem.message, problem.errors);
+  }
+  const status = fastifyError.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return problemOf(status, fastifyError.message ?? STATUS_CODES[status] ?? 'Client error');
+  }
+  return problemOf(500, 'The server failed to handle this request; the failure has been logged');
+}
+
+export function problemErrorHandler(bodyLimit: number) {
+  return function handleError(this: unknown, error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+    const problem = toProblem(error, bodyLimit);
+    if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
+    if (error instanceof ProblemError && error.headers !== undefined) reply.headers(error.headers);
+    return sendProblem(reply, problem);
+  };
+}

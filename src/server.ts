@@ -1,0 +1,75 @@
+import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import { DEFAULT_CONFIG, type Config } from './config.js';
+import { answerOtherMethods, recordRoutes } from './http/allowed-methods.js';
+import { enableCors } from './http/cors.js';
+import { createJsonBodyParser } from './http/json-body.js';
+import { registerOpenApi } from './http/openapi.js';
+import { EXPECTED, problemErrorHandler, problemOf, sendProblem, toProblem } from './http/problem.js';
+import { operationRoutes } from './http/routes.js';
+
+export interface BuildOptions {
+  /** Fastify's logger option; defaults to JSON logs at `config.logLevel`. */
+  readonly logger?: FastifyServerOptions['logger'];
+}
+
+/**
+ * Builds the service (not yet listening) from a configuration; anything not given takes its
+ * default. Tests use this same factory with the production options.
+ *
+ * @example
+ * const app = await buildApp({ bodyLimit: 1024 });
+ * const response = await app.inject({ method: 'GET', url: '/api/isEven/4' }); // {"ret":true}
+ */
+export async function buildApp(overrides: Partial<Config> = {}, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const config: Config = { ...DEFAULT_CONFIG, ...overrides };
+  // A path value may be percent-encoded: up to three bytes per character of number text.
+  const longestPathValue = 3 * config.numberTextLimit + 64;
+
+  const app = Fastify({
+    logger: options.logger ?? { level: config.logLevel },
+    bodyLimit: config.bodyLimit,
+    // The request line counts toward Node's header limit (16 KiB by default): make room for the longest path value.
+    http: { maxHeaderSize: 16 * 1024 + longestPathValue },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: longestPathValue },
+    // Slow or stalled clients: each timeout bounds one phase of a request (CONTRACT §3).
+    requestTimeout: config.requestTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    connectionTimeout: 0,
+    // __proto__ and constructor are ordinary keys (CONTRACT §1); our parser never assigns them.
+    onProtoPoisoning: 'ignore',
+    onConstructorPoisoning: 'ignore',
+    ajv: {
+      customOptions: {
+        coerceTypes: false, // "4" stays a string and true a boolean (STACK.md)
+        useDefaults: false,
+        removeAdditional: false,
+        allErrors: false,
+        strictNumbers: false, // a literal beyond double range (1e400) parses to Infinity and is still a number (CONTRACT §1)
+        verbose: true, // error.parentSchema carries the x-expected words for the detail
+        keywords: [EXPECTED, 'x-examples'],
+      },
+    },
+    frameworkErrors: (error, _request, reply) => sendProblem(reply, toProblem(error, config.bodyLimit)),
+  });
+  app.server.headersTimeout = config.headersTimeoutMs;
+  app.decorateRequest('numberSource', undefined);
+
+  // JSON is the only media type taken (CONTRACT §1): Fastify's text/plain parser goes too.
+  app.removeAllContentTypeParsers();
+  const parseJsonBody = createJsonBodyParser(config.maxDepth);
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, async (request: FastifyRequest, body: string) =>
+    parseJsonBody(request, body),
+  );
+
+  app.setErrorHandler(problemErrorHandler(config.bodyLimit));
+  app.setNotFoundHandler(async (request, reply) =>
+    sendProblem(reply, problemOf(404, `There is no ${request.method} ${request.url.split('?')[0]}; the operations are listed at /api/docs`)),
+  );
+  enableCors(app, config.corsOrigins);
+
+  const routes = recordRoutes(app);
+  await registerOpenApi(app);
+  await app.register(operationRoutes, { prefix: '/api', sortMaxLength: config.sortMaxLength, numberTextLimit: config.numberTextLimit });
+  answerOtherMethods(app, routes);
+  return app;
+}
