@@ -27,6 +27,8 @@ const SIMPLE = new Uint8Array(0x10000);
 for (const [first, last] of SIMPLE_RANGES) SIMPLE.fill(1, first, last + 1);
 
 // C0 controls and DEL are GCB Control: a boundary is always after them (GB4) and before them (GB5).
+const isHighSurrogate = (unit: number): boolean => unit >= 0xd800 && unit <= 0xdbff;
+const isLowSurrogate = (unit: number): boolean => unit >= 0xdc00 && unit <= 0xdfff;
 const isControl = (unit: number): boolean => unit < 0x20 || unit === 0x7f;
 
 /**
@@ -36,7 +38,7 @@ const isControl = (unit: number): boolean => unit < 0x20 || unit === 0x7f;
  * Node 20's segmenter is quadratic on long input (STACK.md), so it only ever sees windows of
  * about `window` characters. Each window starts at a grapheme boundary; every boundary it reports
  * before its last segment is final, because UAX #29 decides a boundary from the text before it
- * and the one character after it, and text before a boundary never reaches past it (GB11, GB12/13
+ * and the one (whole) character after it, and text before a boundary never reaches past it (GB11, GB12/13
  * and GB9c sequences lie within a single cluster). The last segment may be cut by the window's end,
  * so the next window starts there. Controls and runs of `SIMPLE_RANGES` characters have certain
  * boundaries and skip the segmenter, which keeps plain text of most scripts fast.
@@ -69,7 +71,9 @@ export function splitGraphemes(text: string, window: number = DEFAULT_WINDOW): s
 /** Appends the final clusters of one window starting at `start`; returns where the next begins. */
 function segmentWindow(text: string, start: number, window: number, clusters: string[]): number {
   for (let size = window; ; size *= 2) {
-    const stop = Math.min(text.length, start + size);
+    let stop = Math.min(text.length, start + size);
+    // The character after the last kept boundary must be whole, so never end inside a surrogate pair.
+    if (stop < text.length && isHighSurrogate(text.charCodeAt(stop - 1)) && isLowSurrogate(text.charCodeAt(stop))) stop++;
     const segments = Array.from(segmenter.segment(text.slice(start, stop)), (s) => s.segment);
     const atEnd = stop === text.length;
     // A window holding one unfinished cluster proves nothing: widen it.

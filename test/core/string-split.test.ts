@@ -1,0 +1,118 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import fc from 'fast-check';
+import { splitGraphemes, stringSplit } from '../../src/core/index.js';
+import { SIMPLE_RANGES } from '../../src/core/graphemes.js';
+
+const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+const wholeStringSegments = (text: string): string[] => Array.from(segmenter.segment(text), (s) => s.segment);
+
+const CASES: Array<[string, string | undefined, string[]]> = [
+  ['a,b,,c', ',', ['a', 'b', '', 'c']],
+  [',a,', ',', ['', 'a', '']],
+  ['a.b', '.', ['a', 'b']], // literal: "." is no regular expression
+  ['a.*b', '.*', ['a', 'b']],
+  ['a$b', '$', ['a', 'b']],
+  ['a b  c', ' ', ['a', 'b', '', 'c']],
+  ['abc', 'abc', ['', '']],
+  ['abc', 'x', ['abc']],
+  ['a::b::c', '::', ['a', 'b', 'c']],
+  ['', ',', ['']],
+  ['', '', []],
+  ['abc', undefined, ['abc']],
+  ['', undefined, ['']],
+  ['abc', '', ['a', 'b', 'c']],
+  ['👍🏽e\u0301', '', ['👍🏽', 'e\u0301']],
+  ['👨‍👩‍👧‍👦!', '', ['👨‍👩‍👧‍👦', '!']],
+  ['🇸🇪🇫🇮🇸', '', ['🇸🇪', '🇫🇮', '🇸']],
+  ['\r\n\n\r', '', ['\r\n', '\n', '\r']],
+  ['한국어', '', ['한', '국', '어']],
+  ['\u1100\u1161\u11a8', '', ['\u1100\u1161\u11a8']], // conjoining jamo make one syllable
+  ['क्षि', '', ['क्षि']], // GB9c: a Devanagari conjunct
+  ['😀x', '😀', ['', 'x']],
+  ['a\ud800b', '', ['a', '\ud800', 'b']],
+];
+
+describe('stringSplit', () => {
+  for (const [string, separator, expected] of CASES) {
+    test(`${JSON.stringify(string)} split by ${JSON.stringify(separator)} → ${JSON.stringify(expected)}`, () => {
+      assert.deepEqual(stringSplit(string, separator), expected);
+    });
+  }
+
+  test('property: joining the parts with the separator gives back the string', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), fc.string({ unit: 'binary', minLength: 1, maxLength: 3 }), (string, separator) => {
+        assert.equal(stringSplit(string, separator).join(separator), string);
+      }),
+    );
+    fc.assert(fc.property(fc.string({ unit: 'binary' }), (string) => assert.equal(stringSplit(string, '').join(''), string)));
+  });
+
+  test('property: a non-empty separator splits as String.prototype.split does', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), fc.string({ unit: 'binary', minLength: 1, maxLength: 2 }), (string, separator) => {
+        assert.deepEqual(stringSplit(string, separator), string.split(separator));
+      }),
+    );
+  });
+});
+
+describe('splitGraphemes', () => {
+  // Pieces that exercise every rule of UAX #29: joiners, modifiers, flags, conjuncts, jamo, controls.
+  const piece = fc.constantFrom(
+    'a', 'Z', ' ', '1', '\r', '\n', '\t', '\u0301', '\u200d', '\ufe0f', '👍', '🏽', '👨', '❤', '🇸', '🇪', 'क', '्', 'ष', 'ि',
+    '\u1100', '\u1161', '\u11a8', '가', '각', 'é', '中', 'ア', '\u3099', '\u0e33', '\u0600', '\ud800', '\udc00', 'Ω', 'ж', '©',
+  );
+  const text = fc.array(piece, { maxLength: 60 }).map((pieces) => pieces.join(''));
+
+  for (const window of [2, 3, 8, 256]) {
+    test(`property: windows of ${window} give exactly what Intl.Segmenter gives on the whole string`, () => {
+      fc.assert(fc.property(text, (s) => assert.deepEqual(splitGraphemes(s, window), wholeStringSegments(s))), { numRuns: 500 });
+    });
+  }
+
+  test('property: the same on arbitrary Unicode text', () => {
+    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 80 }), (s) => assert.deepEqual(splitGraphemes(s, 4), wholeStringSegments(s))));
+  });
+
+  test('every SIMPLE_RANGES character has a boundary before and after it, whatever the context', () => {
+    // The fast path only splits between two SIMPLE characters, so each one is tried against itself
+    // and one of each kind in the list (Other, Hangul LV, Hangul LVT), and after the contexts that
+    // join a following character by a longer rule (GB11 ZWJ, GB9c virama, GB12 regional indicator).
+    // Hangul jamo are not in the list, so a syllable never meets one on the fast path.
+    const before = ['a', '中', '가', '각', '👍\u200d', 'क्', '🇸'];
+    const after = ['a', '中', '가', '각'];
+    for (const [first, last] of SIMPLE_RANGES) {
+      for (let unit = first; unit <= last; unit++) {
+        const c = String.fromCharCode(unit);
+        const failures = [
+          wholeStringSegments(c + c).length === 2,
+          ...before.map((b) => wholeStringSegments(b + c).at(-1) === c),
+          ...after.map((a) => wholeStringSegments(c + a)[0] === c),
+        ];
+        if (failures.includes(false)) assert.fail(`U+${unit.toString(16)} joins a neighbour`);
+      }
+    }
+  });
+
+  // CONTRACT §2 stringSplit: a 1 MiB string split by "" answers in well under a second.
+  const MIB = 1024 * 1024;
+  const LONG_TEXTS: Array<[string, string]> = [
+    ['ASCII', 'The quick brown fox. '.repeat(MIB / 21)],
+    ['emoji with skin tones', '👍🏽'.repeat(MIB / 4)],
+    ['CJK', '中文字'.repeat(MIB / 3)],
+    ['combining accents', 'e\u0301'.repeat(MIB / 2)],
+    ['one huge cluster', `a${'\u0301'.repeat(MIB)}`],
+    ['flags', '🇸🇪'.repeat(MIB / 4)],
+  ];
+  for (const [name, long] of LONG_TEXTS) {
+    test(`1 MiB of ${name} splits in linear time (under 1 s)`, () => {
+      const started = performance.now();
+      const parts = splitGraphemes(long);
+      const elapsed = performance.now() - started;
+      assert.equal(parts.join(''), long);
+      assert.ok(elapsed < 1000, `${elapsed.toFixed(0)} ms`);
+    });
+  }
+});
