@@ -3,6 +3,9 @@ const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 /** Characters per `Intl.Segmenter` call: small enough that its quadratic cost stays flat. */
 export const DEFAULT_WINDOW = 256;
 
+/** Certain boundaries in a row after which plain text is left to the fast path. */
+const PLAIN_STRETCH = 4;
+
 const CR = 13;
 const LF = 10;
 
@@ -16,6 +19,9 @@ export const SIMPLE_RANGES: ReadonlyArray<readonly [number, number]> = [
   [0x0020, 0x007e], // ASCII printable
   [0x00a0, 0x00a8], [0x00aa, 0x00ac], [0x00af, 0x02ff], // Latin-1 and Latin Extended, minus © ® and soft hyphen
   [0x0370, 0x0482], [0x048a, 0x052f], // Greek and Cyrillic, minus combining marks
+  [0x05d0, 0x05ea], // Hebrew letters
+  [0x0620, 0x064a], [0x0671, 0x06d3], // Arabic letters, minus marks and the Prepend signs
+  [0x0e01, 0x0e30], [0x0e32, 0x0e32], [0x0e3f, 0x0e46], [0x0e4f, 0x0e5b], // Thai, minus marks and SARA AM
   [0x1e00, 0x1eff], // Latin Extended Additional
   [0x3041, 0x3096], [0x30a1, 0x30fa], // Hiragana, Katakana
   [0x3400, 0x4dbf], [0x4e00, 0x9fff], // CJK Unified Ideographs
@@ -40,8 +46,9 @@ const isControl = (unit: number): boolean => unit < 0x20 || unit === 0x7f;
  * before its last segment is final, because UAX #29 decides a boundary from the text before it
  * and the one (whole) character after it, and text before a boundary never reaches past it (GB11, GB12/13
  * and GB9c sequences lie within a single cluster). The last segment may be cut by the window's end,
- * so the next window starts there. Controls and runs of `SIMPLE_RANGES` characters have certain
- * boundaries and skip the segmenter, which keeps plain text of most scripts fast.
+ * so the next window starts there. Where a boundary is certain (next to a control, or between two
+ * `SIMPLE_RANGES` characters) a window ends early and keeps all its clusters, and a character
+ * with certain boundaries on both sides skips the segmenter: plain text of most scripts is fast.
  *
  * @example
  * splitGraphemes('👍🏽e\u0301!') //=> ['👍🏽', 'é', '!']
@@ -51,21 +58,51 @@ export function splitGraphemes(text: string, window: number = DEFAULT_WINDOW): s
   const end = text.length;
   let start = 0;
   while (start < end) {
-    const unit = text.charCodeAt(start);
-    if (unit === CR && text.charCodeAt(start + 1) === LF) {
-      clusters.push('\r\n'); // GB3
+    if (text.charCodeAt(start) === CR && text.charCodeAt(start + 1) === LF) {
+      clusters.push('\r\n'); // GB3, then GB4: a boundary after LF
       start += 2;
       continue;
     }
-    const next = start + 1 === end ? CR : text.charCodeAt(start + 1);
-    if (isControl(unit) || (SIMPLE[unit] === 1 && (SIMPLE[next] === 1 || isControl(next)))) {
+    if (start + 1 === end || isCertainBoundary(text, start + 1)) {
       clusters.push(text[start] as string);
       start++;
       continue;
     }
-    start = segmentWindow(text, start, window, clusters);
+    // Text with uncertain boundaries: one segmenter call for up to `window` characters (each call
+    // has a fixed cost), cut at a certain boundary: where a long stretch of plain text begins, or
+    // the last one in the window.
+    const limit = Math.min(end, start + window);
+    let cut = start;
+    let plainFrom = -1;
+    let at = start + 2;
+    for (; at < limit; at++) {
+      if (!isCertainBoundary(text, at)) {
+        plainFrom = -1;
+        continue;
+      }
+      cut = at;
+      if (plainFrom < 0) plainFrom = at;
+      else if (at - plainFrom >= PLAIN_STRETCH) break;
+    }
+    if (at < limit) cut = plainFrom;
+    else if (limit === end) cut = end;
+    if (cut > start) {
+      for (const { segment } of segmenter.segment(text.slice(start, cut))) clusters.push(segment);
+      start = cut;
+    } else {
+      start = segmentWindow(text, start, window, clusters);
+    }
   }
   return clusters;
+}
+
+/** True when UAX #29 puts a boundary before `text[at]` whatever comes before or after. */
+function isCertainBoundary(text: string, at: number): boolean {
+  const before = text.charCodeAt(at - 1);
+  const after = text.charCodeAt(at);
+  if (before === CR && after === LF) return false; // GB3
+  // GB4 and GB5: always a boundary after and before a control; GB999 between two SIMPLE characters.
+  return isControl(before) || isControl(after) || (SIMPLE[before] === 1 && SIMPLE[after] === 1);
 }
 
 /** Appends the final clusters of one window starting at `start`; returns where the next begins. */

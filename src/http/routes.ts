@@ -23,6 +23,10 @@ export type Limits = Pick<Config, 'sortMaxLength' | 'numberTextLimit'>;
 
 const PARITY = { isEven, isOdd } as const;
 
+// Results of any size: native JSON.stringify writes a large array of strings or values about ten
+// times faster than a schema-compiled serializer, and the handlers already return the exact shape.
+const serializeNatively = { serializerCompiler: () => (data: unknown) => JSON.stringify(data) };
+
 /** The current contract's operations (CONTRACT §2), under the prefix they are registered with. */
 export const operationRoutes: FastifyPluginAsync<Limits> = async (plugin, limits) => {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
@@ -35,6 +39,7 @@ export const operationRoutes: FastifyPluginAsync<Limits> = async (plugin, limits
   app.post(
     '/sort',
     {
+      ...serializeNatively,
       schema: {
         operationId: 'sort',
         summary: 'Sort an array',
@@ -141,6 +146,7 @@ export const operationRoutes: FastifyPluginAsync<Limits> = async (plugin, limits
   app.post(
     '/toString',
     {
+      ...serializeNatively,
       schema: {
         operationId: 'toString',
         summary: 'Convert a value to its string form',
@@ -156,6 +162,7 @@ export const operationRoutes: FastifyPluginAsync<Limits> = async (plugin, limits
   app.post(
     '/stringSplit',
     {
+      ...serializeNatively,
       schema: {
         operationId: 'stringSplit',
         summary: 'Split a string',

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { InputError, canonicalJson, compareCodePoints, sort, type JsonValue, type SortOptions } from '../../src/core/index.js';
+import { cpuMillis } from '../cpu-time.js';
 
 const CASES: Array<[string, JsonValue[], SortOptions, JsonValue[]]> = [
   ['empty', [], {}, []],
@@ -92,11 +93,11 @@ describe('sort', () => {
     );
   });
 
-  test('1,000,000 numbers sort in well under two seconds', () => {
+  test('1,000,000 numbers sort in well under two seconds', async () => {
     const input = Array.from({ length: 1_000_000 }, (_, i) => ((i * 7919) % 1_000_003) / 3);
-    const started = performance.now();
-    const sorted = sort(input) as number[];
-    assert.ok(performance.now() - started < 2000);
+    let sorted: number[] = [];
+    const elapsed = await cpuMillis(() => (sorted = sort(input) as number[]));
+    assert.ok(elapsed < 2000, `${elapsed} ms`);
     for (let i = 1; i < sorted.length; i++) assert.ok((sorted[i - 1] as number) <= (sorted[i] as number));
   });
 });
