@@ -117,6 +117,9 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     if (value === undefined) problems.push(`${definition.env}=${JSON.stringify(raw)} is invalid: it accepts ${definition.accepts}`);
     else config[key] = value;
   }
+  if ((config.headersTimeoutMs as number) > (config.requestTimeoutMs as number)) {
+    problems.push('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS: the headers are part of the request');
+  }
   if (problems.length > 0) throw new ConfigError(problems.join('\n'));
   return config as Config;
 }

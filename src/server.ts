@@ -4,8 +4,10 @@ import { answerOtherMethods, recordRoutes } from './http/allowed-methods.js';
 import { enableCors } from './http/cors.js';
 import { createJsonBodyParser } from './http/json-body.js';
 import { registerOpenApi } from './http/openapi.js';
-import { EXPECTED, problemErrorHandler, problemOf, sendProblem, toProblem } from './http/problem.js';
+import { EXPECTED, problemErrorHandler, problemOf, sendProblem, toProblem, writeClientError } from './http/problem.js';
 import { operationRoutes } from './http/routes.js';
+
+const CONNECTIONS_CHECKING_INTERVAL_MS = 1000;
 
 export interface BuildOptions {
   /** Fastify's logger option; defaults to JSON logs at `config.logLevel`. */
@@ -28,13 +30,21 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
   const app = Fastify({
     logger: options.logger ?? { level: config.logLevel },
     bodyLimit: config.bodyLimit,
-    // The request line counts toward Node's header limit (16 KiB by default): make room for the longest path value.
-    http: { maxHeaderSize: 16 * 1024 + longestPathValue },
+    http: {
+      // The request line counts toward Node's header limit (16 KiB by default): make room for the longest path value.
+      maxHeaderSize: 16 * 1024 + longestPathValue,
+      // A client that stalls while sending headers (slowloris) is cut off after this (CONTRACT §3).
+      headersTimeout: config.headersTimeoutMs,
+      // Node enforces the header and request timeouts on this tick (30 s by default, coarser than they are).
+      connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS,
+    },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: longestPathValue },
-    // Slow or stalled clients: each timeout bounds one phase of a request (CONTRACT §3).
+    // A client that takes longer than this to send its whole request, body included, gets 408.
     requestTimeout: config.requestTimeoutMs,
+    // Idle keep-alive connections close after this; above the 60 s idle timeout of common load balancers,
+    // so that the balancer, not the service, closes first and never reuses a closing connection.
     keepAliveTimeout: config.keepAliveTimeoutMs,
-    connectionTimeout: 0,
+    connectionTimeout: 0, // no socket inactivity timeout on top of the two above
     // __proto__ and constructor are ordinary keys (CONTRACT §1); our parser never assigns them.
     onProtoPoisoning: 'ignore',
     onConstructorPoisoning: 'ignore',
@@ -50,8 +60,8 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
       },
     },
     frameworkErrors: (error, _request, reply) => sendProblem(reply, toProblem(error, config.bodyLimit)),
+    clientErrorHandler: writeClientError,
   });
-  app.server.headersTimeout = config.headersTimeoutMs;
   app.decorateRequest('numberSource', undefined);
 
   // JSON is the only media type taken (CONTRACT §1): Fastify's text/plain parser goes too.

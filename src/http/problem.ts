@@ -1,4 +1,5 @@
 import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { InputError, type JsonPath } from '../core/index.js';
 
@@ -136,4 +137,27 @@ export function problemErrorHandler(bodyLimit: number) {
     if (error instanceof ProblemError && error.headers !== undefined) reply.headers(error.headers);
     return sendProblem(reply, problem);
   };
+}
+
+const CLIENT_ERRORS: Readonly<Record<string, readonly [number, string]>> = {
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'The request was not received in time (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS)'],
+  HPE_HEADER_OVERFLOW: [431, 'The request headers are larger than this service accepts'],
+};
+
+/**
+ * Errors Node raises before a request exists (a malformed request line, oversized headers, a
+ * timeout): answered on the raw socket, as problem+json like every other error, then closed.
+ */
+export function writeClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, detail] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'The request is not valid HTTP/1.1'];
+  if (socket.writable) {
+    const problem = problemOf(status, detail);
+    const body = JSON.stringify(problem);
+    socket.write(
+      `HTTP/1.1 ${status} ${problem.title}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }

@@ -1,0 +1,158 @@
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { describe, test } from 'node:test';
+import { DEFAULT_CONFIG } from '../../src/config.js';
+import { buildApp } from '../../src/server.js';
+import { assertOk, assertProblem, build, post } from './helper.js';
+
+const nested = (depth: number): string => '['.repeat(depth) + ']'.repeat(depth);
+
+describe('limits (CONTRACT §3), each at its edge', () => {
+  describe('BODY_LIMIT', () => {
+    test('defaults to 16 MiB', () => assert.equal(DEFAULT_CONFIG.bodyLimit, 16 * 1024 * 1024));
+    const body = (length: number) => `{"input":"${'x'.repeat(length - 12)}"}`;
+    test('a body of exactly the limit passes', async (t) => {
+      const app = await build(t, { bodyLimit: 1000 });
+      assert.equal(body(1000).length, 1000);
+      assertOk(await post(app, '/api/isNumber', body(1000)), { ret: false });
+    });
+    test('one byte over the limit is 413', async (t) => {
+      const app = await build(t, { bodyLimit: 1000 });
+      assertProblem(await post(app, '/api/isNumber', body(1001)), 413, 'The request body is larger than the limit of 1000 bytes (BODY_LIMIT)');
+    });
+    test('a body over the default limit is 413', async (t) => {
+      const app = await build(t);
+      const response = await post(app, '/api/isNumber', body(16 * 1024 * 1024 + 1));
+      assertProblem(response, 413, 'The request body is larger than the limit of 16777216 bytes (BODY_LIMIT)');
+    });
+  });
+
+  describe('SORT_MAX_LENGTH', () => {
+    test('defaults to 1,000,000: exactly that many elements sort', async (t) => {
+      const app = await build(t);
+      const input = Array.from({ length: 1_000_000 }, (_, i) => (i * 7) % 10);
+      const response = await post(app, '/api/sort', { input });
+      assert.equal(response.statusCode, 200);
+      const { sortedArray } = response.json() as { sortedArray: number[] };
+      assert.equal(sortedArray.length, 1_000_000);
+      assert.equal(sortedArray[0], 0);
+      assert.equal(sortedArray.at(-1), 9);
+    });
+    test('1,000,001 elements is 413', async (t) => {
+      const app = await build(t);
+      const input = new Array<number>(1_000_001).fill(1);
+      assertProblem(await post(app, '/api/sort', { input }), 413, '/input has 1000001 elements; the limit is 1000000 (SORT_MAX_LENGTH)', ['/input']);
+    });
+    test('a configured limit of 3: 3 pass, 4 is 413', async (t) => {
+      const app = await build(t, { sortMaxLength: 3 });
+      assertOk(await post(app, '/api/sort', { input: [3, 2, 1] }), { sortedArray: [1, 2, 3] });
+      assertProblem(await post(app, '/api/sort', { input: [4, 3, 2, 1] }), 413, '/input has 4 elements; the limit is 3 (SORT_MAX_LENGTH)', ['/input']);
+    });
+  });
+
+  describe('MAX_DEPTH', () => {
+    test('defaults to 128: input nested 128 deep passes on every route', async (t) => {
+      const app = await build(t);
+      const input = nested(128);
+      assertOk(await post(app, '/api/isNumber', `{"input":${input}}`), { ret: false });
+      assertOk(await post(app, '/api/toString', `{"input":${input}}`), { ret: input });
+      assertOk(await post(app, '/api/sort', `{"input":[${input}, []]}`.replace(nested(128), nested(127))), { sortedArray: [[], JSON.parse(nested(127))] });
+    });
+    test('129 deep is 413 naming /input', async (t) => {
+      const app = await build(t);
+      assertProblem(await post(app, '/api/isNumber', `{"input":${nested(129)}}`), 413, '/input nests deeper than the limit of 128 levels (MAX_DEPTH)', ['/input']);
+      assertProblem(await post(app, '/api/sort', `{"input":[${nested(128)}]}`), 413, '/input nests deeper than the limit of 128 levels (MAX_DEPTH)', ['/input']);
+    });
+    test('objects count as arrays do, and brackets inside strings do not count', async (t) => {
+      const app = await build(t, { maxDepth: 2 });
+      assertOk(await post(app, '/api/toString', '{"input":{"a":{"b":"[[[[{{{{"}}}'), { ret: '{"a":{"b":"[[[[{{{{"}}' });
+      assertProblem(await post(app, '/api/toString', '{"input":{"a":{"b":{}}}}'), 413, '/input nests deeper than the limit of 2 levels (MAX_DEPTH)', ['/input']);
+    });
+    test('a deep member other than input is refused and named', async (t) => {
+      const app = await build(t, { maxDepth: 2 });
+      assertProblem(await post(app, '/api/isOdd', '{"input":3,"ex\\"tra/":[[[1]]]}'), 413, '/ex"tra~1 nests deeper than the limit of 2 levels (MAX_DEPTH)', ['/ex"tra~1']);
+    });
+    test('100,000 levels are refused at once, without building them', async (t) => {
+      const app = await build(t);
+      const started = performance.now();
+      assertProblem(await post(app, '/api/sort', `{"input":${nested(100_000)}}`), 413, '/input nests deeper than the limit of 128 levels (MAX_DEPTH)', ['/input']);
+      assert.ok(performance.now() - started < 500);
+    });
+  });
+
+  describe('NUMBER_TEXT_LIMIT', () => {
+    const digits = (length: number) => '2'.repeat(length);
+    const tooLong = (length: number) => `is ${length} characters long; numbers are limited to 10000 characters (NUMBER_TEXT_LIMIT)`;
+    test('defaults to 10,000: a 10,000-digit number is answered, as JSON number, string and path', async (t) => {
+      const app = await build(t);
+      assertOk(await post(app, '/api/isEven', `{"input":${digits(10_000)}}`), { ret: true });
+      assertOk(await post(app, '/api/isOdd', { input: digits(10_000) }), { ret: false });
+      assertOk(await app.inject({ method: 'GET', url: `/api/isEven/${digits(10_000)}` }), { ret: true });
+    });
+    test('10,001 characters is 400', async (t) => {
+      const app = await build(t);
+      assertProblem(await post(app, '/api/isEven', `{"input":${digits(10_001)}}`), 400, `/input ${tooLong(10_001)}`, ['/input']);
+      assertProblem(await post(app, '/api/isOdd', { input: digits(10_001) }), 400, `/input ${tooLong(10_001)}`, ['/input']);
+      assertProblem(await app.inject({ method: 'GET', url: `/api/isOdd/${digits(10_001)}` }), 400, `The path value ${tooLong(10_001)}`);
+    });
+    test('a path value percent-encoded to three times the limit still gets a 400, not a 404 or 431', async (t) => {
+      const app = await build(t);
+      const encoded = '%32'.repeat(10_001);
+      assertProblem(await app.inject({ method: 'GET', url: `/api/isEven/${encoded}` }), 400, `The path value ${tooLong(10_001)}`);
+    });
+    test('isNumber is not bound by it: a 20,000-digit path value is a number', async (t) => {
+      const app = await build(t);
+      assertOk(await app.inject({ method: 'GET', url: `/api/isNumber/${digits(20_000)}` }), { ret: true });
+    });
+  });
+
+  describe('headers', () => {
+    test('oversized headers get 431 problem+json', async (t) => {
+      const app = await buildApp({}, { logger: false });
+      t.after(() => app.close());
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      const { port } = app.server.address() as { port: number };
+      const socket = connect(port, '127.0.0.1');
+      socket.write(`GET /api/isEven/2 HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(200_000)}\r\n\r\n`);
+      const response = await new Promise<string>((resolve) => {
+        let received = '';
+        socket.on('data', (chunk) => (received += chunk));
+        socket.on('close', () => resolve(received));
+        socket.on('error', () => resolve(received));
+      });
+      assert.match(response, /^HTTP\/1\.1 431 Request Header Fields Too Large\r\nContent-Type: application\/problem\+json; charset=utf-8\r\n/);
+      assert.match(response, /"status":431/);
+    });
+  });
+
+  describe('timeouts', () => {
+    test('the configured values reach the HTTP server', async (t) => {
+      const app = await build(t, { headersTimeoutMs: 1234, requestTimeoutMs: 5678, keepAliveTimeoutMs: 9012 });
+      assert.equal(app.server.headersTimeout, 1234);
+      assert.equal(app.server.requestTimeout, 5678);
+      assert.equal(app.server.keepAliveTimeout, 9012);
+    });
+    test('a client stalling mid-headers is cut off while another is served', async (t) => {
+      const app = await buildApp({ headersTimeoutMs: 300, requestTimeoutMs: 600 }, { logger: false });
+      t.after(() => app.close());
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      const { port } = app.server.address() as { port: number };
+      const stalled = connect(port, '127.0.0.1');
+      stalled.write('GET /api/isEven/2 HTTP/1.1\r\nHost: x\r\n');
+      const started = Date.now();
+      const answer = new Promise<string>((resolve) => {
+        let received = '';
+        stalled.on('data', (chunk) => (received += chunk));
+        stalled.on('close', () => resolve(received));
+      });
+      const served = await fetch(`http://127.0.0.1:${port}/api/isEven/2`);
+      assert.ok(Date.now() - started < 250, 'the other client is served while the first one stalls');
+      const response = await answer;
+      const waited = Date.now() - started;
+      assert.match(response, /^HTTP\/1\.1 408 Request Timeout\r\nContent-Type: application\/problem\+json; charset=utf-8\r\n/);
+      assert.match(response, /"status":408/);
+      assert.ok(waited >= 250 && waited < 3000, `${waited} ms`);
+      assert.deepEqual(await served.json(), { ret: true });
+    });
+  });
+});
