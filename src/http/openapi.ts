@@ -33,7 +33,8 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   });
   await app.register(swaggerUi, {
     routePrefix: DOCS_PATH,
-    uiConfig: { deepLinking: true, tryItOutEnabled: true, displayRequestDuration: true },
+    uiConfig: { deepLinking: true, tryItOutEnabled: true, displayRequestDuration: true, validatorUrl: null },
+    theme: { title: 'JSON utility service: API reference' },
   });
   app.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger());
 }

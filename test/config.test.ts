@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, test } from 'node:test';
+import { ConfigError, DEFAULT_CONFIG, SETTINGS, loadConfig } from '../src/config.js';
+import { readmeWithTable } from '../scripts/readme-config-table.js';
+
+describe('loadConfig', () => {
+  test('with no variables set, every setting takes its default', () => {
+    assert.deepEqual(loadConfig({}), DEFAULT_CONFIG);
+    assert.equal(DEFAULT_CONFIG.port, 3000);
+    assert.equal(DEFAULT_CONFIG.host, '127.0.0.1');
+  });
+
+  test('reads every variable', () => {
+    const config = loadConfig({
+      PORT: '8080', HOST: '0.0.0.0', LOG_LEVEL: 'warn', BODY_LIMIT: '1024', SORT_MAX_LENGTH: '10', MAX_DEPTH: '4',
+      NUMBER_TEXT_LIMIT: '50', HEADERS_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '2000', KEEP_ALIVE_TIMEOUT_MS: '3000',
+      CORS_ORIGINS: 'https://a.example, https://b.example',
+    });
+    assert.deepEqual(config, {
+      port: 8080, host: '0.0.0.0', logLevel: 'warn', bodyLimit: 1024, sortMaxLength: 10, maxDepth: 4, numberTextLimit: 50,
+      headersTimeoutMs: 1000, requestTimeoutMs: 2000, keepAliveTimeoutMs: 3000, corsOrigins: ['https://a.example', 'https://b.example'],
+    });
+    assert.equal(loadConfig({ CORS_ORIGINS: 'off' }).corsOrigins, 'off');
+  });
+
+  const BAD: Array<[Record<string, string>, string]> = [
+    [{ PORT: '70000' }, 'PORT="70000" is invalid: it accepts an integer from 0 to 65535'],
+    [{ PORT: '3000abc' }, 'PORT="3000abc" is invalid: it accepts an integer from 0 to 65535'],
+    [{ BODY_LIMIT: '-1' }, 'BODY_LIMIT="-1" is invalid: it accepts a number of bytes from 1'],
+    [{ BODY_LIMIT: '1.5' }, 'BODY_LIMIT="1.5" is invalid: it accepts a number of bytes from 1'],
+    [{ MAX_DEPTH: '0' }, 'MAX_DEPTH="0" is invalid: it accepts an integer from 1 to 4096'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL="loud" is invalid: it accepts fatal, error, warn, info, debug, trace or silent'],
+    [{ CORS_ORIGINS: ' , ' }, 'CORS_ORIGINS=" , " is invalid: it accepts `*`, `off`, or a comma-separated list of origins'],
+    [{ HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '1000' }, 'HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS: the headers are part of the request'],
+  ];
+  for (const [env, message] of BAD) {
+    test(`${JSON.stringify(env)} stops the start with: ${message}`, () => {
+      assert.throws(() => loadConfig(env), new ConfigError(message));
+    });
+  }
+
+  test('every bad variable is named at once', () => {
+    assert.throws(() => loadConfig({ PORT: 'x', MAX_DEPTH: 'y' }), (error: unknown) => error instanceof ConfigError && error.message.split('\n').length === 2);
+  });
+});
+
+test('the README configuration table is the one src/config.ts generates (npm run readme:config)', () => {
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  assert.equal(readme, readmeWithTable(readme));
+  for (const setting of Object.values(SETTINGS)) assert.ok(readme.includes(`| \`${setting.env}\` |`), setting.env);
+});

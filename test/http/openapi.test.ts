@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { promisify } from 'node:util';
+import { JSON_TYPE, build } from './helper.js';
+
+const OPERATIONS = [
+  ['post', '/api/sort'],
+  ['post', '/api/isEven'],
+  ['get', '/api/isEven/{number}'],
+  ['post', '/api/isOdd'],
+  ['get', '/api/isOdd/{number}'],
+  ['post', '/api/isNumber'],
+  ['get', '/api/isNumber/{number}'],
+  ['post', '/api/toString'],
+  ['post', '/api/stringSplit'],
+] as const;
+
+interface Operation {
+  operationId: string;
+  requestBody?: { content: Record<string, { schema: unknown; examples?: Record<string, unknown> }> };
+  parameters?: Array<{ name: string; example?: unknown }>;
+  responses: Record<string, { content: Record<string, { schema: { examples?: unknown[] } }> }>;
+}
+type Document = { openapi: string; paths: Record<string, Record<string, Operation>> };
+
+describe('GET /api/openapi.json', () => {
+  test('is an OpenAPI 3.1 document of exactly the operations of the contract', async (t) => {
+    const app = await build(t);
+    const response = await app.inject({ method: 'GET', url: '/api/openapi.json' });
+    assert.equal(response.statusCode, 200);
+    assert.equal(response.headers['content-type'], JSON_TYPE);
+    const document = response.json() as Document;
+    assert.equal(document.openapi, '3.1.0');
+    const listed = Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method} ${path}`));
+    assert.deepEqual(listed.sort(), OPERATIONS.map(([method, path]) => `${method} ${path}`).sort());
+  });
+
+  test('comes from the schemas that validate: the request schemas are the route schemas', async (t) => {
+    const app = await build(t);
+    const document = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json() as Document;
+    const sort = document.paths['/api/sort']?.post?.requestBody?.content['application/json']?.schema as { required: string[]; properties: Record<string, unknown> };
+    assert.deepEqual(sort.required, ['input']);
+    assert.deepEqual(Object.keys(sort.properties), ['input', 'order', 'locale']);
+  });
+
+  for (const [method, path] of OPERATIONS) {
+    test(`${method.toUpperCase()} ${path} has examples and lists its problem responses`, async (t) => {
+      const app = await build(t);
+      const document = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json() as Document;
+      const operation = document.paths[path]?.[method];
+      assert.ok(operation);
+      if (method === 'post') {
+        const examples = operation.requestBody?.content['application/json']?.examples ?? {};
+        assert.ok(Object.keys(examples).length >= 2, 'request examples');
+      } else {
+        assert.equal(operation.parameters?.[0]?.example, '12345');
+      }
+      const ok = operation.responses['200']?.content['application/json']?.schema;
+      assert.ok(Array.isArray(ok?.examples) && ok.examples.length > 0, 'response example');
+      const errors = Object.keys(operation.responses).filter((status) => status !== '200');
+      assert.deepEqual(errors, method === 'post' ? ['400', '413', '415', '500'] : ['400', '414', '500']);
+      for (const status of errors) assert.ok(operation.responses[status]?.content['application/problem+json']?.schema, status);
+    });
+  }
+
+  test('passes the Redocly OpenAPI linter with no error and no warning', async (t) => {
+    const app = await build(t);
+    const directory = mkdtempSync(join(tmpdir(), 'openapi-'));
+    const file = join(directory, 'openapi.json');
+    writeFileSync(file, (await app.inject({ method: 'GET', url: '/api/openapi.json' })).body);
+    const { stdout } = await promisify(execFile)('node_modules/.bin/redocly', ['lint', file, '--format=json'], { env: { ...process.env, REDOCLY_TELEMETRY: 'off', NO_COLOR: '1' } });
+    const report = JSON.parse(stdout) as { totals: { errors: number; warnings: number }; problems: unknown[] };
+    assert.deepEqual(report.totals, { ...report.totals, errors: 0, warnings: 0 }, JSON.stringify(report.problems, null, 2));
+  });
+});
+
+describe('GET /api/docs', () => {
+  test('is an HTML page whose every script, style and icon is served by this service', async (t) => {
+    const app = await build(t);
+    const page = await app.inject({ method: 'GET', url: '/api/docs' });
+    assert.equal(page.statusCode, 200);
+    assert.equal(page.headers['content-type'], 'text/html; charset=utf-8');
+    assert.match(page.body, /<title>JSON utility service: API reference<\/title>/);
+    const references = [...page.body.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1] as string);
+    assert.ok(references.length >= 5);
+    for (const reference of references) {
+      assert.match(reference, /^\/api\/docs\//, `${reference} is local`);
+      const asset = await app.inject({ method: 'GET', url: reference });
+      assert.equal(asset.statusCode, 200, reference);
+    }
+  });
+
+  test('loads the document from the service and sends nothing to an outside validator', async (t) => {
+    const app = await build(t);
+    const initializer = (await app.inject({ method: 'GET', url: '/api/docs/static/swagger-initializer.js' })).body;
+    assert.match(initializer, /validatorUrl: null/);
+    assert.match(initializer, /url: resolveUrl\('\.\/json'\)/);
+    const document = await app.inject({ method: 'GET', url: '/api/docs/json' });
+    assert.deepEqual(document.json(), (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json());
+  });
+});

@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { build } from './http/helper.js';
+
+const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+
+interface Example {
+  command: string;
+  method: string;
+  url: string;
+  body: string | undefined;
+  output: string;
+}
+
+/** Every `$ curl …` line of the README with the output line under it. */
+function examples(): Example[] {
+  const lines = readme.split('\n');
+  const found: Example[] = [];
+  lines.forEach((line, index) => {
+    if (!line.startsWith('$ curl ')) return;
+    const url = /localhost:3000(\/\S*)/.exec(line)?.[1];
+    const data = /-d '([^']*)'/.exec(line)?.[1];
+    const method = /-X (\w+)/.exec(line)?.[1] ?? (data === undefined ? 'GET' : 'POST');
+    assert.ok(url, line);
+    // curl sends the bytes as typed; the shell leaves single-quoted text alone.
+    found.push({ command: line, method, url, body: data, output: lines[index + 1] ?? '' });
+  });
+  return found;
+}
+
+test('the README shows at least one curl example per operation', () => {
+  const urls = examples().map((e) => `${e.method} ${e.url.replace(/\/api\/(isEven|isOdd|isNumber)\/.+/, '/api/$1/{number}')}`);
+  for (const operation of ['POST /api/sort', 'POST /api/isEven', 'GET /api/isEven/{number}', 'POST /api/isOdd', 'GET /api/isOdd/{number}', 'POST /api/isNumber', 'GET /api/isNumber/{number}', 'POST /api/toString', 'POST /api/stringSplit']) {
+    assert.ok(urls.includes(operation), operation);
+  }
+});
+
+for (const example of examples()) {
+  test(`README: ${example.command.slice(2, 130)}`, async (t) => {
+    const app = await build(t);
+    const response = await app.inject({
+      method: example.method as 'GET',
+      url: example.url,
+      ...(example.body === undefined ? {} : { headers: { 'content-type': 'application/json' }, payload: example.body }),
+    });
+    assert.equal(response.body, example.output);
+  });
+}
