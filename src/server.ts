@@ -67,7 +67,7 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
   // JSON is the only media type taken (CONTRACT §1): Fastify's text/plain parser goes too.
   app.removeAllContentTypeParsers();
   const parseJsonBody = createJsonBodyParser(config.maxDepth);
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, async (request: FastifyRequest, body: string) =>
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, async (request: FastifyRequest, body: Buffer) =>
     parseJsonBody(request, body),
   );
 

@@ -21,6 +21,7 @@ const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 
 const UTF8_CHARSET = /^\s*"?utf-?8"?\s*$/i;
+const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * Fastify's `application/json` parser, replaced so that:
@@ -28,18 +29,25 @@ const UTF8_CHARSET = /^\s*"?utf-?8"?\s*$/i;
  *   body of `[` would otherwise take seconds and hundreds of MB);
  * - `__proto__` and `constructor` are ordinary keys (CONTRACT §1): `JSON.parse` makes them own
  *   data properties and never touches a prototype;
- * - a route can ask for a number's exact source text (CONTRACT §2 parity).
+ * - a route can ask for a number's exact source text (CONTRACT §2 parity);
+ * - a body that is not valid UTF-8 (RFC 8259 §8.1) is refused instead of silently repaired.
  */
 export function createJsonBodyParser(maxDepth: number) {
   // The body object itself is one level above `input`, where the limit is counted (CONTRACT §3).
   const bodyDepthLimit = maxDepth + 1;
 
-  return function parseJsonBody(request: FastifyRequest, text: string): unknown {
+  return function parseJsonBody(request: FastifyRequest, bytes: Buffer): unknown {
     const charset = /;\s*charset\s*=([^;]*)/i.exec(request.headers['content-type'] ?? '')?.[1];
     if (charset !== undefined && !UTF8_CHARSET.test(charset)) {
       throw new ProblemError(415, `The request body must be UTF-8 JSON; charset ${charset.trim()} is not accepted`);
     }
-    if (text.length === 0) throw fieldProblem('', 'is empty; it must be a JSON object with an "input" field');
+    if (bytes.length === 0) throw fieldProblem('', 'is empty; it must be a JSON object with an "input" field');
+    let text: string;
+    try {
+      text = utf8.decode(bytes);
+    } catch {
+      throw new ProblemError(400, 'The request body is not valid UTF-8');
+    }
 
     const tooDeep = findDepthViolation(text, bodyDepthLimit);
     if (tooDeep !== undefined) {

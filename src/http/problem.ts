@@ -80,7 +80,7 @@ interface AjvError {
 /** The words a schema gives for what a field accepts (`x-expected`), used in error details. */
 export const EXPECTED = 'x-expected';
 
-function validationProblem(errors: readonly AjvError[]): ProblemError {
+function validationProblem(errors: readonly AjvError[]): Problem {
   const byPointer = new Map<string, FieldError & { fromSchema: boolean }>();
   for (const error of errors) {
     const missing = error.keyword === 'required' ? String(error.params.missingProperty) : undefined;
@@ -95,34 +95,26 @@ function validationProblem(errors: readonly AjvError[]): ProblemError {
     }
   }
   const fieldErrors = [...byPointer.values()].map(({ pointer, detail }) => ({ pointer, detail }));
-  return new ProblemError(400, fieldErrors.map((e) => e.detail).join('; '), fieldErrors);
+  return problemOf(400, fieldErrors.map((e) => e.detail).join('; '), fieldErrors);
 }
 
-const FRAMEWORK_DETAILS: Readonly<Record<string, (error: FastifyError) => ProblemError>> = {
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: () =>
-    new ProblemError(415, 'The request body must be JSON, sent with Content-Type: application/json (charset utf-8, if given)'),
-  FST_ERR_CTP_EMPTY_JSON_BODY: () => fieldProblem('', 'is empty; it must be a JSON object with an "input" field'),
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => new ProblemError(400, 'The Content-Length header does not match the body sent'),
-  FST_ERR_BAD_URL: () => new ProblemError(400, 'The request path is not a valid URL: it has a malformed percent-encoding'),
-  FST_ERR_MAX_PARAM_LENGTH: () => new ProblemError(414, 'A path segment is longer than this service accepts'),
+const FRAMEWORK_PROBLEMS: Readonly<Record<string, readonly [number, string]>> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'The request body must be JSON, sent with Content-Type: application/json (charset utf-8, if given)'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'The Content-Length header does not match the body sent'],
+  FST_ERR_BAD_URL: [400, 'The request path is not a valid URL: it has a malformed percent-encoding'],
+  FST_ERR_MAX_PARAM_LENGTH: [414, 'A path segment is longer than this service accepts'],
 };
 
 /** Maps any error thrown while handling a request to its problem; never leaks internals of a 5xx. */
 export function toProblem(error: unknown, bodyLimit: number): Problem {
   if (error instanceof ProblemError) return problemOf(error.status, error.message, error.errors);
   const fastifyError = error as Partial<FastifyError> & { validation?: AjvError[] };
-  if (Array.isArray(fastifyError.validation)) {
-    const problem = validationProblem(fastifyError.validation);
-    return problemOf(problem.status, problem.message, problem.errors);
-  }
+  if (Array.isArray(fastifyError.validation)) return validationProblem(fastifyError.validation);
   if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
     return problemOf(413, `The request body is larger than the limit of ${bodyLimit} bytes (BODY_LIMIT)`);
   }
-  const framework = fastifyError.code === undefined ? undefined : FRAMEWORK_DETAILS[fastifyError.code];
-  if (framework !== undefined) {
-    const problem = framework(fastifyError as FastifyError);
-    return problemOf(problem.status, problem.message, problem.errors);
-  }
+  const framework = fastifyError.code === undefined ? undefined : FRAMEWORK_PROBLEMS[fastifyError.code];
+  if (framework !== undefined) return problemOf(...framework);
   const status = fastifyError.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return problemOf(status, fastifyError.message ?? STATUS_CODES[status] ?? 'Client error');

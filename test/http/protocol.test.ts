@@ -208,3 +208,20 @@ describe('responses', () => {
     assert.equal(response.headers['content-length'], '12');
   });
 });
+
+describe('encoding', () => {
+  test('a body that is not valid UTF-8 is 400, not silently repaired', async (t) => {
+    const app = await build(t);
+    const payload = Buffer.concat([Buffer.from('{"input":"a'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+    const response = await app.inject({ method: 'POST', url: '/api/toString', headers: { 'content-type': 'application/json' }, payload });
+    assertProblem(response, 400, 'The request body is not valid UTF-8');
+  });
+  test('UTF-8 text, astral characters included, arrives whole', async (t) => {
+    const app = await build(t);
+    assertOk(await post(app, '/api/toString', '{"input":["é","😀","\\u00e9"]}'), { ret: '["é","😀","é"]' });
+  });
+  test('a leading byte order mark is ignored (RFC 8259 §8.1 allows it)', async (t) => {
+    const app = await build(t);
+    assertOk(await post(app, '/api/isOdd', '\ufeff{"input":3}'), { ret: true });
+  });
+});
