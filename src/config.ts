@@ -32,6 +32,16 @@ const originList = (raw: string): readonly string[] | undefined => {
   return origins.length > 0 ? origins : undefined;
 };
 
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
+const instant = (raw: string): Date | undefined => {
+  if (!ISO_DATE.test(raw)) return undefined;
+  const [year, month, day] = raw.slice(0, 10).split('-').map(Number) as [number, number, number];
+  // Date.parse rolls 2027-02-30 over to March: check the calendar date itself.
+  if (new Date(Date.UTC(year, month - 1, day)).getUTCDate() !== day || month < 1 || month > 12) return undefined;
+  const time = Date.parse(raw.length === 10 ? `${raw}T00:00:00Z` : raw);
+  return Number.isNaN(time) ? undefined : new Date(time);
+};
+
 const setting = <T>(definition: Setting<T>): Setting<T> => definition;
 
 const MIB = 1024 * 1024;
@@ -90,6 +100,27 @@ export const SETTINGS = {
     meaning: 'Origins whose browser pages may call the API',
     parse: (raw) => (raw === 'off' ? 'off' : originList(raw)),
   }),
+  legacyRoutes: setting({
+    env: 'LEGACY_ROUTES',
+    default: 'on' as 'on' | 'off',
+    accepts: '`on` or `off`',
+    meaning: 'Serve the earlier revision at the root (`POST /sort`, `/is-odd`, `/is-even`, `/toString`); `off` answers 404',
+    parse: oneOf('on', 'off'),
+  }),
+  legacyDeprecationDate: setting<Date>({
+    env: 'LEGACY_DEPRECATION_DATE',
+    default: new Date('2026-11-22T00:00:00Z'),
+    accepts: 'an ISO 8601 date, or date and time with a zone',
+    meaning: 'When the legacy routes were deprecated: their `Deprecation` header (RFC 9745)',
+    parse: instant,
+  }),
+  legacySunset: setting<Date | undefined>({
+    env: 'LEGACY_SUNSET',
+    default: undefined,
+    accepts: 'an ISO 8601 date, or date and time with a zone',
+    meaning: 'When the legacy routes go away: their `Sunset` header (RFC 8594); unset sends none',
+    parse: instant,
+  }),
 } as const;
 
 type Settings = typeof SETTINGS;
@@ -116,6 +147,10 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     const value = definition.parse(raw.trim());
     if (value === undefined) problems.push(`${definition.env}=${JSON.stringify(raw)} is invalid: it accepts ${definition.accepts}`);
     else config[key] = value;
+  }
+  const sunset = config.legacySunset as Date | undefined;
+  if (sunset !== undefined && sunset < (config.legacyDeprecationDate as Date)) {
+    problems.push('LEGACY_SUNSET must not come before LEGACY_DEPRECATION_DATE');
   }
   if ((config.headersTimeoutMs as number) > (config.requestTimeoutMs as number)) {
     problems.push('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS: the headers are part of the request');

@@ -5,6 +5,7 @@ import { enableCors } from './http/cors.js';
 import { createJsonBodyParser } from './http/json-body.js';
 import { registerOpenApi } from './http/openapi.js';
 import { EXPECTED, problemErrorHandler, problemOf, sendProblem, toProblem, writeClientError } from './http/problem.js';
+import { legacyRoutes, markLegacyResponses } from './http/legacy.js';
 import { operationRoutes } from './http/routes.js';
 
 const CONNECTIONS_CHECKING_INTERVAL_MS = 1000;
@@ -78,8 +79,13 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
   enableCors(app, config.corsOrigins);
 
   const routes = recordRoutes(app);
+  const limits = { sortMaxLength: config.sortMaxLength, numberTextLimit: config.numberTextLimit };
   await registerOpenApi(app);
-  await app.register(operationRoutes, { prefix: '/api', sortMaxLength: config.sortMaxLength, numberTextLimit: config.numberTextLimit });
+  await app.register(operationRoutes, { prefix: '/api', ...limits });
+  if (config.legacyRoutes === 'on') {
+    markLegacyResponses(app, config);
+    await app.register(legacyRoutes, limits);
+  }
   answerOtherMethods(app, routes);
   return app;
 }

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
+import { SETTINGS } from '../src/config.js';
+import { readmeWithTables } from '../scripts/readme-tables.js';
 import { build } from './http/helper.js';
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
@@ -47,3 +49,8 @@ for (const example of examples()) {
     assert.equal(response.body, example.output);
   });
 }
+
+test('the README tables are the ones generated from the config module and the legacy route table (npm run readme:tables)', () => {
+  assert.equal(readme, readmeWithTables(readme));
+  for (const setting of Object.values(SETTINGS)) assert.ok(readme.includes(`| \`${setting.env}\` |`), setting.env);
+});

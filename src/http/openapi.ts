@@ -27,6 +27,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         { name: 'isNumber', description: 'Whether a value is a number' },
         { name: 'toString', description: 'RFC 8785 canonical string form' },
         { name: 'stringSplit', description: 'Split a string by a literal separator or into graphemes' },
+        { name: 'legacy', description: 'The earlier revision at the root, still served but deprecated: see each route for its successor' },
       ],
     },
     hideUntagged: false,

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { collatorFor, isEven, isNumber, isOdd, sort, stringSplit, toString, InputError, type JsonValue } from '../core/index.js';
-import type { Config } from '../config.js';
+import { collatorFor, isNumber, stringSplit, InputError } from '../core/index.js';
+import { PARITY, numberTextTooLong, parityOrProblem, sortedOrProblem, stringFormOrProblem, type Limits } from './answers.js';
 import { ProblemError, fieldProblem, fromCore } from './problem.js';
 import {
   AnyInputBodySchema,
@@ -19,9 +19,6 @@ import {
   problemResponses,
 } from './schemas.js';
 
-export type Limits = Pick<Config, 'sortMaxLength' | 'numberTextLimit'>;
-
-const PARITY = { isEven, isOdd } as const;
 
 // Results of any size: native JSON.stringify writes a large array of strings or values about ten
 // times faster than a schema-compiled serializer, and the handlers already return the exact shape.
@@ -30,11 +27,6 @@ const serializeNatively = { serializerCompiler: () => (data: unknown) => JSON.st
 /** The current contract's operations (CONTRACT §2), under the prefix they are registered with. */
 export const operationRoutes: FastifyPluginAsync<Limits> = async (plugin, limits) => {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
-
-  const lengthProblem = (text: string): string | undefined =>
-    text.length > limits.numberTextLimit
-      ? `is ${text.length} characters long; numbers are limited to ${limits.numberTextLimit} characters (NUMBER_TEXT_LIMIT)`
-      : undefined;
 
   app.post(
     '/sort',
@@ -53,11 +45,8 @@ export const operationRoutes: FastifyPluginAsync<Limits> = async (plugin, limits
     },
     async (request) => {
       const { input, order, locale } = request.body;
-      if (input.length > limits.sortMaxLength) {
-        throw fieldProblem('/input', `has ${input.length} elements; the limit is ${limits.sortMaxLength} (SORT_MAX_LENGTH)`, 413);
-      }
       if (locale !== undefined) fromCore('/locale', () => collatorFor(locale));
-      return { sortedArray: fromCore('/input', () => sort(input as JsonValue[], order === undefined ? { locale } : { order, locale })) };
+      return { sortedArray: sortedOrProblem(input, '/input', limits, order === undefined ? { locale } : { order, locale }) };
     },
   );
 
@@ -77,13 +66,7 @@ export const operationRoutes: FastifyPluginAsync<Limits> = async (plugin, limits
           response: { 200: jsonResponse(`\`ret\` is true when the number is ${word}`, BooleanResultSchema), ...problemResponses(...BODY_ERRORS) },
         },
       },
-      async (request) => {
-        const { input } = request.body;
-        const text = typeof input === 'string' ? input : (request.numberSource ?? String(input));
-        const tooLong = lengthProblem(text);
-        if (tooLong !== undefined) throw fieldProblem('/input', tooLong);
-        return { ret: fromCore('/input', () => decide(text)) };
-      },
+      async (request) => ({ ret: parityOrProblem(name, request.body.input, request.numberSource, '/input', limits) }),
     );
     app.get(
       `/${name}/:number`,
@@ -99,7 +82,7 @@ export const operationRoutes: FastifyPluginAsync<Limits> = async (plugin, limits
       },
       async (request) => {
         const text = request.params.number;
-        const tooLong = lengthProblem(text);
+        const tooLong = numberTextTooLong(text, limits);
         if (tooLong !== undefined) throw new ProblemError(400, `The path value ${tooLong}`);
         try {
           return { ret: decide(text) };
@@ -156,7 +139,7 @@ export const operationRoutes: FastifyPluginAsync<Limits> = async (plugin, limits
         response: { 200: jsonResponse('`ret` is the string form', StringResultSchema), ...problemResponses(...BODY_ERRORS) },
       },
     },
-    async (request) => ({ ret: fromCore('/input', () => toString(request.body.input as JsonValue)) }),
+    async (request) => ({ ret: stringFormOrProblem(request.body.input, '/input') }),
   );
 
   app.post(

@@ -174,3 +174,34 @@ export const StringSplitBodySchema = Type.Object(
 export const StringListResultSchema = Type.Object({ ret: Type.Array(Type.String()) }, { examples: [{ ret: ['a', 'b', '', 'c'] }] });
 
 export { jsonResponse };
+
+// ---- the earlier revision (CONTRACT §4)
+
+export const LegacySortBodySchema = Type.Object(
+  { array: Type.Array(Type.Unknown(), { [EXPECTED]: 'an array of JSON values', description: 'The values to sort' }) },
+  { [EXPECTED]: 'a JSON object with an "array" field', 'x-examples': { numbers: example('Numbers', { array: [3, 1, 2] }), mixed: example('Mixed types', { array: ['b', 1, null] }) } },
+);
+
+export const LegacyParityBodySchema = Type.Object(
+  {
+    number: Type.Union([Type.Number(), Type.String()], {
+      [EXPECTED]: NUMBER_OR_NUMERIC_STRING,
+      description: 'An integer, as a JSON number or a numeric string; echoed back exactly as sent',
+    }),
+  },
+  { [EXPECTED]: 'a JSON object with a "number" field', 'x-examples': { number: example('A JSON number', { number: 7 }), string: example('A numeric string', { number: '9007199254740993' }) } },
+);
+
+export const LegacyToStringBodySchema = Type.Object(
+  { number: Type.Unknown({ [EXPECTED]: 'any JSON value', description: 'Any JSON value, despite the name' }) },
+  { [EXPECTED]: 'a JSON object with a "number" field', 'x-examples': { number: example('A number', { number: 1e21 }), object: example('An object', { number: { b: 1, a: 2 } }) } },
+);
+
+export const legacyParityResultSchema = (field: 'isOdd' | 'isEven') =>
+  Type.Object(
+    {
+      number: Type.Union([Type.Number(), Type.String()], { description: 'The number exactly as sent, every digit kept' }),
+      [field]: Type.Boolean(),
+    },
+    { examples: [{ number: 9007199254740993, [field]: field === 'isOdd' }] },
+  );

@@ -5,9 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { promisify } from 'node:util';
+import { LEGACY_ROUTES } from '../../src/http/legacy.js';
 import { JSON_TYPE, build } from './helper.js';
 
-const OPERATIONS = [
+const CURRENT_OPERATIONS = [
   ['post', '/api/sort'],
   ['post', '/api/isEven'],
   ['get', '/api/isEven/{number}'],
@@ -18,6 +19,7 @@ const OPERATIONS = [
   ['post', '/api/toString'],
   ['post', '/api/stringSplit'],
 ] as const;
+const OPERATIONS = [...CURRENT_OPERATIONS, ...LEGACY_ROUTES.map(({ path }) => ['post', path] as const)];
 
 interface Operation {
   operationId: string;
@@ -28,7 +30,7 @@ interface Operation {
 type Document = { openapi: string; paths: Record<string, Record<string, Operation>> };
 
 describe('GET /api/openapi.json', () => {
-  test('is an OpenAPI 3.1 document of exactly the operations of the contract', async (t) => {
+  test('is an OpenAPI 3.1 document of exactly the operations of the contract, current and legacy', async (t) => {
     const app = await build(t);
     const response = await app.inject({ method: 'GET', url: '/api/openapi.json' });
     assert.equal(response.statusCode, 200);

@@ -1,0 +1,43 @@
+/**
+ * Writes the README's generated tables (`npm run readme:tables`): the configuration table from
+ * src/config.ts and the migration table from the legacy route table. test/readme.test.ts fails
+ * when the README's copies differ.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { SETTINGS } from '../src/config.js';
+import { LEGACY_ROUTES } from '../src/http/legacy.js';
+
+const shown = (value: unknown): string =>
+  value === undefined ? 'unset' : value instanceof Date ? value.toISOString() : Array.isArray(value) ? value.join(',') : String(value);
+
+function configTable(): string {
+  const rows = Object.values(SETTINGS).map((s) => `| \`${s.env}\` | \`${shown(s.default)}\` | ${s.accepts} | ${s.meaning} |`);
+  return ['| Variable | Default | Accepts | Meaning |', '| --- | --- | --- | --- |', ...rows].join('\n');
+}
+
+function migrationTable(): string {
+  const rows = LEGACY_ROUTES.map(
+    (r) => `| \`POST ${r.path}\` \`${r.request}\` | \`${r.response}\` | \`POST ${r.successor}\` \`${r.successorRequest}\` | \`${r.successorResponse}\` |`,
+  );
+  return ['| Earlier request | Earlier response | Current request | Current response |', '| --- | --- | --- | --- |', ...rows].join('\n');
+}
+
+const TABLES: Record<string, () => string> = { 'config-table': configTable, 'migration-table': migrationTable };
+
+/** The README with every generated table written anew between its `<!-- name:start/end -->` markers. */
+export function readmeWithTables(readme: string): string {
+  let text = readme;
+  for (const [name, table] of Object.entries(TABLES)) {
+    const start = `<!-- ${name}:start -->`;
+    const end = `<!-- ${name}:end -->`;
+    const from = text.indexOf(start);
+    const to = text.indexOf(end);
+    if (from < 0 || to < from) throw new Error(`README.md needs ${start} and ${end}`);
+    text = `${text.slice(0, from + start.length)}\n${table()}\n${text.slice(to)}`;
+  }
+  return text;
+}
+
+if (process.argv[1]?.endsWith('readme-tables.ts')) {
+  writeFileSync('README.md', readmeWithTables(readFileSync('README.md', 'utf8')));
+}

@@ -1,0 +1,42 @@
+import { isEven, isOdd, sort, toString, type JsonValue, type SortOptions } from '../core/index.js';
+import type { Config } from '../config.js';
+import { fieldProblem, fromCore } from './problem.js';
+
+/**
+ * The HTTP side of each operation, shared by the current and the legacy routes, which differ
+ * only in field names (`pointer`) and response shape: limits, then the core rule.
+ */
+
+export type Limits = Pick<Config, 'sortMaxLength' | 'numberTextLimit'>;
+
+export const PARITY = { isEven, isOdd } as const;
+export type ParityName = keyof typeof PARITY;
+
+export function sortedOrProblem(values: unknown[], pointer: string, limits: Limits, options: SortOptions = {}): JsonValue[] {
+  if (values.length > limits.sortMaxLength) {
+    throw fieldProblem(pointer, `has ${values.length} elements; the limit is ${limits.sortMaxLength} (SORT_MAX_LENGTH)`, 413);
+  }
+  return fromCore(pointer, () => sort(values as JsonValue[], options));
+}
+
+/** Why `text` is too long to be a number for parity, or undefined when it is not. */
+export function numberTextTooLong(text: string, limits: Limits): string | undefined {
+  return text.length > limits.numberTextLimit
+    ? `is ${text.length} characters long; numbers are limited to ${limits.numberTextLimit} characters (NUMBER_TEXT_LIMIT)`
+    : undefined;
+}
+
+/**
+ * Parity of a body field: `source` is the field's JSON text when it was a number, so that no
+ * digit is lost to a double (CONTRACT §2 parity).
+ */
+export function parityOrProblem(name: ParityName, value: number | string, source: string | undefined, pointer: string, limits: Limits): boolean {
+  const text = typeof value === 'string' ? value : (source ?? String(value));
+  const tooLong = numberTextTooLong(text, limits);
+  if (tooLong !== undefined) throw fieldProblem(pointer, tooLong);
+  return fromCore(pointer, () => PARITY[name](text));
+}
+
+export function stringFormOrProblem(value: unknown, pointer: string): string {
+  return fromCore(pointer, () => toString(value as JsonValue));
+}

@@ -1,0 +1,116 @@
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Config } from '../config.js';
+import { parityOrProblem, sortedOrProblem, stringFormOrProblem, type Limits } from './answers.js';
+import {
+  BODY_ERRORS,
+  LegacyParityBodySchema,
+  LegacySortBodySchema,
+  LegacyToStringBodySchema,
+  SortResponseSchema,
+  StringResultSchema,
+  jsonResponse,
+  legacyParityResultSchema,
+  problemResponses,
+} from './schemas.js';
+
+/**
+ * The earlier revision (CONTRACT §4, interface spec §9): root paths, old field names, old
+ * response shapes. One row per route; the routes, their headers and the README's migration
+ * table all come from it.
+ */
+export const LEGACY_ROUTES = [
+  { path: '/sort', successor: '/api/sort', request: '{"array": [...]}', response: '{"sortedArray": [...]}', successorRequest: '{"input": [...]}', successorResponse: '{"sortedArray": [...]}' },
+  { path: '/is-odd', successor: '/api/isOdd', request: '{"number": n}', response: '{"number": n, "isOdd": boolean}', successorRequest: '{"input": n}', successorResponse: '{"ret": boolean}' },
+  { path: '/is-even', successor: '/api/isEven', request: '{"number": n}', response: '{"number": n, "isEven": boolean}', successorRequest: '{"input": n}', successorResponse: '{"ret": boolean}' },
+  { path: '/toString', successor: '/api/toString', request: '{"number": value}', response: '{"ret": string}', successorRequest: '{"input": value}', successorResponse: '{"ret": string}' },
+] as const;
+
+type LegacyPath = (typeof LEGACY_ROUTES)[number]['path'];
+
+const successorOf = (path: LegacyPath): string => LEGACY_ROUTES.find((route) => route.path === path)?.successor as string;
+
+/**
+ * Marks every response of a legacy path, errors, 405 and OPTIONS included, as deprecated:
+ * `Deprecation` (RFC 9745 §2: `@` and Unix seconds), `Link` to the successor (RFC 9745 §3,
+ * RFC 8288) and, when configured, `Sunset` (RFC 8594: an HTTP-date). Add before the routes.
+ */
+export function markLegacyResponses(app: FastifyInstance, config: Pick<Config, 'legacyDeprecationDate' | 'legacySunset'>): void {
+  const deprecation = `@${Math.floor(config.legacyDeprecationDate.getTime() / 1000)}`;
+  const sunset = config.legacySunset?.toUTCString();
+  const links = new Map<string, string>(LEGACY_ROUTES.map(({ path, successor }) => [path, `<${successor}>; rel="successor-version"`]));
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const link = links.get(request.routeOptions.url ?? '');
+    if (link !== undefined) {
+      reply.header('deprecation', deprecation).header('link', link);
+      if (sunset !== undefined) reply.header('sunset', sunset);
+    }
+    done(null, payload);
+  });
+}
+
+const LEGACY_RESPONSE_HEADERS = {
+  Deprecation: { type: 'string', description: 'RFC 9745: when this route was deprecated, as `@` and Unix seconds', examples: ['@1795305600'] },
+  Link: { type: 'string', description: 'The successor route: `</api/…>; rel="successor-version"`' },
+  Sunset: { type: 'string', description: 'RFC 8594: when this route goes away (only when LEGACY_SUNSET is set)' },
+};
+
+const legacySchema = (path: LegacyPath, summary: string) => ({
+  operationId: `legacy${path.replace(/(^|[-/])(\w)/g, (_m, _s, c: string) => c.toUpperCase())}`,
+  summary,
+  description: `Earlier revision, still served. Use \`POST ${successorOf(path)}\` instead; the response says so in its \`Deprecation\` and \`Link\` headers.`,
+  tags: ['legacy'],
+  deprecated: true,
+});
+
+const withHeaders = <T extends object>(response: T) => ({ ...response, headers: LEGACY_RESPONSE_HEADERS });
+
+export const legacyRoutes: FastifyPluginAsync<Limits> = async (plugin, limits) => {
+  const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.post(
+    '/sort',
+    {
+      serializerCompiler: () => (data: unknown) => JSON.stringify(data),
+      schema: {
+        ...legacySchema('/sort', 'Sort an array (earlier revision)'),
+        body: LegacySortBodySchema,
+        response: { 200: withHeaders(jsonResponse('The sorted array', SortResponseSchema)), ...problemResponses(...BODY_ERRORS) },
+      },
+    },
+    async (request) => ({ sortedArray: sortedOrProblem(request.body.array, '/array', limits) }),
+  );
+
+  for (const [path, name] of [['/is-odd', 'isOdd'], ['/is-even', 'isEven']] as const) {
+    app.post(
+      path,
+      {
+        config: { numberField: 'number' },
+        schema: {
+          ...legacySchema(path, `Tell whether a number is ${name === 'isOdd' ? 'odd' : 'even'} (earlier revision)`),
+          body: LegacyParityBodySchema,
+          response: { 200: withHeaders(jsonResponse('The number as sent, and the answer', legacyParityResultSchema(name))), ...problemResponses(...BODY_ERRORS) },
+        },
+      },
+      async (request, reply) => {
+        const { number } = request.body;
+        const answer = parityOrProblem(name, number, request.numberSource, '/number', limits);
+        // Written by hand so that a JSON number comes back with every digit it was sent with.
+        const echoed = typeof number === 'number' && request.numberSource !== undefined ? request.numberSource : JSON.stringify(number);
+        return reply.type('application/json; charset=utf-8').send(`{"number":${echoed},"${name}":${answer}}`);
+      },
+    );
+  }
+
+  app.post(
+    '/toString',
+    {
+      schema: {
+        ...legacySchema('/toString', 'Convert a value to its string form (earlier revision)'),
+        body: LegacyToStringBodySchema,
+        response: { 200: withHeaders(jsonResponse('`ret` is the string form', StringResultSchema)), ...problemResponses(...BODY_ERRORS) },
+      },
+    },
+    async (request) => ({ ret: stringFormOrProblem(request.body.number, '/number') }),
+  );
+};
