@@ -49,12 +49,26 @@ const MIB = 1024 * 1024;
 export const SETTINGS = {
   port: setting({ env: 'PORT', default: 3000, accepts: 'an integer from 0 to 65535', meaning: 'TCP port to listen on (0 picks a free one)', parse: integer(0, 65535) }),
   host: setting({ env: 'HOST', default: '127.0.0.1', accepts: 'a host name or IP address', meaning: 'Address to listen on; `0.0.0.0` for every interface', parse: text }),
+  workers: setting<number | 'auto'>({
+    env: 'WORKERS',
+    default: 1,
+    accepts: 'an integer from 1 to 64, or `auto` (one per CPU)',
+    meaning: 'Processes serving the port (node:cluster); a crashed one is replaced',
+    parse: (raw) => (raw === 'auto' ? 'auto' : integer(1, 64)(raw)),
+  }),
   logLevel: setting({
     env: 'LOG_LEVEL',
     default: 'info' as const,
     accepts: 'fatal, error, warn, info, debug, trace or silent',
     meaning: 'Level of the JSON log lines written to standard output',
     parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'),
+  }),
+  logFormat: setting({
+    env: 'LOG_FORMAT',
+    default: 'json' as 'json' | 'pretty',
+    accepts: '`json` or `pretty`',
+    meaning: 'One JSON line per event (for machines), or colourised text (for a person at a terminal)',
+    parse: oneOf('json', 'pretty'),
   }),
   bodyLimit: setting({ env: 'BODY_LIMIT', default: 16 * MIB, accepts: 'a number of bytes from 1', meaning: 'Largest request body; a larger one gets 413', parse: integer(1, 2 ** 31 - 1) }),
   sortMaxLength: setting({ env: 'SORT_MAX_LENGTH', default: 1_000_000, accepts: 'an integer from 1', meaning: 'Most elements `/api/sort` takes; more gets 413', parse: integer(1, 2 ** 31 - 1) }),
@@ -92,6 +106,48 @@ export const SETTINGS = {
     accepts: 'milliseconds, an integer from 1',
     meaning: 'How long an idle keep-alive connection stays open',
     parse: integer(1, 2 ** 31 - 1),
+  }),
+  drainDelayMs: setting({
+    env: 'DRAIN_DELAY_MS',
+    default: 5_000,
+    accepts: 'milliseconds, an integer from 0',
+    meaning: 'On SIGTERM/SIGINT, how long `/readyz` answers 503 before the server stops accepting, so load balancers stop sending',
+    parse: integer(0, 2 ** 31 - 1),
+  }),
+  shutdownTimeoutMs: setting({
+    env: 'SHUTDOWN_TIMEOUT_MS',
+    default: 25_000,
+    accepts: 'milliseconds, an integer from 1',
+    meaning: 'Hard deadline for the whole shutdown, drain delay included; past it the process exits 1',
+    parse: integer(1, 2 ** 31 - 1),
+  }),
+  securityHeaders: setting({
+    env: 'SECURITY_HEADERS',
+    default: 'on' as 'on' | 'off',
+    accepts: '`on` or `off`',
+    meaning: 'Helmet security headers, with a Content-Security-Policy the docs page works under',
+    parse: oneOf('on', 'off'),
+  }),
+  rateLimitMax: setting({
+    env: 'RATE_LIMIT_MAX',
+    default: 0,
+    accepts: 'an integer from 0 (0 is off)',
+    meaning: 'Requests one client address may make per window; more get 429 with `Retry-After`. Counted per process',
+    parse: integer(0, 2 ** 31 - 1),
+  }),
+  rateLimitWindowMs: setting({
+    env: 'RATE_LIMIT_WINDOW_MS',
+    default: 60_000,
+    accepts: 'milliseconds, an integer from 1',
+    meaning: 'The window `RATE_LIMIT_MAX` counts in',
+    parse: integer(1, 2 ** 31 - 1),
+  }),
+  maxEventLoopDelayMs: setting({
+    env: 'MAX_EVENT_LOOP_DELAY_MS',
+    default: 0,
+    accepts: 'milliseconds, an integer from 0 (0 is off)',
+    meaning: 'Above this event-loop delay the service sheds load: 503 with `Retry-After` (probes excepted)',
+    parse: integer(0, 2 ** 31 - 1),
   }),
   corsOrigins: setting<readonly string[] | 'off'>({
     env: 'CORS_ORIGINS',
@@ -151,6 +207,9 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
   const sunset = config.legacySunset as Date | undefined;
   if (sunset !== undefined && sunset < (config.legacyDeprecationDate as Date)) {
     problems.push('LEGACY_SUNSET must not come before LEGACY_DEPRECATION_DATE');
+  }
+  if ((config.drainDelayMs as number) >= (config.shutdownTimeoutMs as number)) {
+    problems.push('DRAIN_DELAY_MS must be shorter than SHUTDOWN_TIMEOUT_MS, which includes it');
   }
   if ((config.headersTimeoutMs as number) > (config.requestTimeoutMs as number)) {
     problems.push('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS: the headers are part of the request');

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { DEFAULT_CONFIG, type Config } from './config.js';
 import { answerOtherMethods, recordRoutes } from './http/allowed-methods.js';
 import { enableCors } from './http/cors.js';
@@ -7,12 +7,28 @@ import { registerOpenApi } from './http/openapi.js';
 import { EXPECTED, problemErrorHandler, problemOf, sendProblem, toProblem, writeClientError } from './http/problem.js';
 import { legacyRoutes, markLegacyResponses } from './http/legacy.js';
 import { operationRoutes } from './http/routes.js';
+import { drainGracefully } from './http/drain.js';
+import { createHttpMetrics } from './http/metrics.js';
+import { observeRequests, registerProbes, requestIdOf, type Lifecycle } from './http/operations.js';
+import { protect } from './http/protection.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Set `ready` to false when shutdown begins: `/readyz` then answers 503. */
+    lifecycle: Lifecycle;
+  }
+}
 
 const CONNECTIONS_CHECKING_INTERVAL_MS = 1000;
 
 export interface BuildOptions {
-  /** Fastify's logger option; defaults to JSON logs at `config.logLevel`. */
+  /** Fastify's logger option; defaults to pino at `config.logLevel` in `config.logFormat`. */
   readonly logger?: FastifyServerOptions['logger'];
+}
+
+function loggerFor(config: Config): FastifyServerOptions['logger'] {
+  const base = { level: config.logLevel } as const;
+  return config.logFormat === 'pretty' ? { ...base, transport: { target: 'pino-pretty' } } : base;
 }
 
 /**
@@ -29,7 +45,11 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
   const longestPathValue = 3 * config.numberTextLimit + 64;
 
   const app = Fastify({
-    logger: options.logger ?? { level: config.logLevel },
+    logger: options.logger ?? loggerFor(config),
+    // One line per request, written by observeRequests, instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
+    requestIdHeader: false,
+    genReqId: requestIdOf,
     bodyLimit: config.bodyLimit,
     http: {
       // The request line counts toward Node's header limit (16 KiB by default): make room for the longest path value.
@@ -64,6 +84,11 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
     clientErrorHandler: writeClientError,
   });
   app.decorateRequest('numberSource', undefined);
+  const lifecycle: Lifecycle = { ready: true };
+  app.decorate('lifecycle', lifecycle);
+  const { isClosing } = drainGracefully(app.server);
+  const metrics = createHttpMetrics();
+  observeRequests(app, metrics, isClosing);
 
   // JSON is the only media type taken (CONTRACT §1): Fastify's text/plain parser goes too.
   app.removeAllContentTypeParsers();
@@ -77,10 +102,12 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
     sendProblem(reply, problemOf(404, `There is no ${request.method} ${request.url.split('?')[0]}; the operations are listed at /api/docs`)),
   );
   enableCors(app, config.corsOrigins);
+  await protect(app, config);
 
   const routes = recordRoutes(app);
   const limits = { sortMaxLength: config.sortMaxLength, numberTextLimit: config.numberTextLimit };
   await registerOpenApi(app);
+  registerProbes(app, lifecycle, metrics);
   await app.register(operationRoutes, { prefix: '/api', ...limits });
   if (config.legacyRoutes === 'on') {
     markLegacyResponses(app, config);

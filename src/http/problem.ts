@@ -103,6 +103,7 @@ const FRAMEWORK_PROBLEMS: Readonly<Record<string, readonly [number, string]>> = 
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'The Content-Length header does not match the body sent'],
   FST_ERR_BAD_URL: [400, 'The request path is not a valid URL: it has a malformed percent-encoding'],
   FST_ERR_MAX_PARAM_LENGTH: [414, 'A path segment is longer than this service accepts'],
+  FST_UNDER_PRESSURE: [503, 'The service is overloaded (MAX_EVENT_LOOP_DELAY_MS); retry after the time in Retry-After'],
 };
 
 /** Maps any error thrown while handling a request to its problem; never leaks internals of a 5xx. */
@@ -125,7 +126,7 @@ export function toProblem(error: unknown, bodyLimit: number): Problem {
 export function problemErrorHandler(bodyLimit: number) {
   return function handleError(this: unknown, error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
     const problem = toProblem(error, bodyLimit);
-    if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
+    if (problem.status >= 500 && problem.status !== 503) request.log.error({ err: error }, 'request failed');
     if (error instanceof ProblemError && error.headers !== undefined) reply.headers(error.headers);
     return sendProblem(reply, problem);
   };

@@ -1,0 +1,76 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { HttpMetrics } from './metrics.js';
+import { problemOf, sendProblem } from './problem.js';
+
+/** What the process tells its probes: cleared when shutdown begins. */
+export interface Lifecycle {
+  ready: boolean;
+}
+
+export const PROBE_PATHS = ['/healthz', '/readyz', '/metrics'] as const;
+
+// An incoming X-Request-Id is kept when it is a plain token; anything else is replaced.
+const REQUEST_ID = /^[\w.:@/+=-]{1,128}$/;
+
+/** Fastify's `genReqId`: the client's `x-request-id` when sensible, else a new UUID. */
+export function requestIdOf(request: { headers: Record<string, string | string[] | undefined> }): string {
+  const incoming = request.headers['x-request-id'];
+  return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+}
+
+/**
+ * One log line per request, with its id, route, status and time; the id goes back in
+ * `x-request-id`; every response is counted in the metrics; and once shutdown begins every
+ * response says `Connection: close`, so clients stop reusing the connection.
+ */
+export function observeRequests(app: FastifyInstance, metrics: HttpMetrics, isClosing: () => boolean): void {
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    done();
+  });
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (isClosing()) reply.header('connection', 'close');
+    done(null, payload);
+  });
+  app.addHook('onResponse', (request: FastifyRequest, reply, done) => {
+    const route = request.routeOptions.url;
+    const milliseconds = reply.elapsedTime;
+    metrics.observe(request.method, route, reply.statusCode, milliseconds / 1000);
+    request.log.info(
+      { method: request.method, url: request.url, route, status: reply.statusCode, ms: Math.round(milliseconds * 100) / 100 },
+      'request',
+    );
+    done();
+  });
+}
+
+const StatusSchema = Type.Object({ status: Type.String() });
+const probeConfig = { rateLimit: false, pressureHandler: () => undefined } as const;
+
+/**
+ * `/healthz` (alive), `/readyz` (ready for traffic; 503 from the start of shutdown) and `/metrics`
+ * (Prometheus text). Kept out of the OpenAPI document, which describes the operations.
+ */
+export function registerProbes(app: FastifyInstance, lifecycle: Lifecycle, metrics: HttpMetrics): void {
+  app.get(
+    '/healthz',
+    { config: probeConfig, schema: { hide: true, response: { 200: StatusSchema } } },
+    async () => ({ status: 'ok' }),
+  );
+  app.get(
+    '/readyz',
+    {
+      config: probeConfig,
+      schema: { hide: true, response: { 200: StatusSchema } },
+    },
+    async (_request, reply) =>
+      lifecycle.ready ? { status: 'ready' } : sendProblem(reply, problemOf(503, 'The service is shutting down and takes no new traffic')),
+  );
+  app.get(
+    '/metrics',
+    { config: probeConfig, schema: { hide: true } },
+    async (_request, reply) => reply.type(metrics.contentType).send(await metrics.text()),
+  );
+}
