@@ -1,38 +1,107 @@
-import { ConfigError, loadConfig } from './config.js';
+import cluster, { type Worker } from 'node:cluster';
+import { availableParallelism } from 'node:os';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { serveClusterMetrics } from './http/metrics.js';
 import { DOCS_PATH } from './http/openapi.js';
 import { buildApp } from './server.js';
 
-/** Runs the service: reads the environment, listens, and closes cleanly on SIGTERM or SIGINT. */
-async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`Invalid configuration:\n${error.message}\n`);
-      process.exit(2);
-    }
-    throw error;
-  }
+/**
+ * Runs the service: one process, or with WORKERS > 1 a primary that keeps that many workers
+ * serving one port (node:cluster), replaces any that crash, and drains them all on SIGTERM/SIGINT.
+ */
 
+const SIGNALS = ['SIGTERM', 'SIGINT'] as const;
+const LISTENING = 'json-utility:listening';
+const RESTART_DELAY_MS = 200;
+
+function readConfig(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`Invalid configuration:\n${error.message}\n`);
+    process.exit(2);
+  }
+}
+
+function announce(address: string, workers: number): void {
+  const base = address.replace('://[::1]', '://localhost');
+  const across = workers > 1 ? ` (${workers} workers)` : '';
+  process.stdout.write(`JSON utility service listening on ${base}${across}\nAPI docs: ${base}${DOCS_PATH}\n`);
+}
+
+/** Serves in this process; on a signal: readiness off, drain delay, stop accepting, finish, exit 0. */
+async function serve(config: Config, workers: number): Promise<void> {
   const app = await buildApp(config);
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () => {
-      app.log.info({ signal }, 'closing: no new connections, finishing requests in flight');
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.lifecycle.ready = false;
+    app.log.info({ signal, drainDelayMs: config.drainDelayMs }, 'shutting down: readiness off, draining');
+    // Past the deadline, whatever is still open is cut and the exit code says so.
+    setTimeout(() => {
+      app.log.error({ shutdownTimeoutMs: config.shutdownTimeoutMs }, 'shutdown deadline passed; exiting with requests unfinished');
+      process.exit(1);
+    }, config.shutdownTimeoutMs).unref();
+    setTimeout(() => {
       app.close().then(
-        () => process.exit(0),
+        () => {
+          app.log.info('closed: every request answered');
+          process.exit(0);
+        },
         (error: unknown) => {
           app.log.error({ err: error }, 'close failed');
           process.exit(1);
         },
       );
-    });
-  }
+    }, config.drainDelayMs);
+  };
+  for (const signal of SIGNALS) process.on(signal, () => stop(signal));
 
   const address = await app.listen({ port: config.port, host: config.host });
-  const base = address.replace('://[::1]', '://localhost');
-  app.log.info(`docs: ${base}${DOCS_PATH}`);
-  process.stdout.write(`JSON utility service listening on ${base}\nAPI docs: ${base}${DOCS_PATH}\n`);
+  app.log.info({ address, docs: `${address}${DOCS_PATH}` }, 'listening');
+  if (cluster.isWorker) process.send?.({ type: LISTENING, address });
+  else announce(address, workers);
 }
 
-await main();
+/** Keeps `count` workers running until a signal; then waits for all of them to drain. */
+function supervise(config: Config, count: number): void {
+  let stopping = false;
+  let announced = false;
+  let exitCode = 0;
+  serveClusterMetrics();
+  const fork = (): Worker => cluster.fork();
+
+  cluster.on('message', (_worker, message: { type?: string; address?: string }) => {
+    if (message?.type === LISTENING && !announced && message.address !== undefined) {
+      announced = true;
+      announce(message.address, count);
+    }
+  });
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) {
+      if (code !== 0) exitCode = 1;
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(exitCode);
+      return;
+    }
+    process.stderr.write(`${JSON.stringify({ level: 50, time: Date.now(), msg: 'worker died; starting another', pid: worker.process.pid, code, signal })}\n`);
+    // A short pause, so that a worker failing at start cannot spin the primary.
+    setTimeout(fork, RESTART_DELAY_MS);
+  });
+
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    setTimeout(() => process.exit(1), config.shutdownTimeoutMs + 1000).unref();
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal);
+  };
+  for (const signal of SIGNALS) process.on(signal, () => stop(signal));
+
+  for (let i = 0; i < count; i++) fork();
+}
+
+const config = readConfig();
+const workers = config.workers === 'auto' ? availableParallelism() : config.workers;
+if (workers > 1 && cluster.isPrimary) supervise(config, workers);
+else await serve(config, workers);

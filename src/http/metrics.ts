@@ -40,7 +40,11 @@ export function createHttpMetrics(): HttpMetrics {
     registers: [registry],
   });
   const registries = [registry, processMetrics()];
-  if (cluster.isWorker) AggregatorRegistry.setRegistries(registries);
+  if (cluster.isWorker) {
+    AggregatorRegistry.setRegistries(registries);
+    // Constructing one is what makes prom-client answer the primary's collection requests here.
+    new AggregatorRegistry();
+  }
 
   return {
     registry,

@@ -6,6 +6,8 @@ import type { Config } from '../config.js';
 import { ProblemError } from './problem.js';
 
 const RETRY_AFTER_SECONDS = 5;
+// How often the event-loop delay is sampled: often enough to react within a few requests.
+const PRESSURE_SAMPLE_INTERVAL_MS = 50;
 
 /**
  * Edge protection, each part configurable:
@@ -52,6 +54,11 @@ export async function protect(
     });
   }
   if (config.maxEventLoopDelayMs > 0) {
-    await app.register(underPressure, { maxEventLoopDelay: config.maxEventLoopDelayMs, retryAfter: RETRY_AFTER_SECONDS, exposeStatusRoute: false });
+    await app.register(underPressure, {
+      maxEventLoopDelay: config.maxEventLoopDelayMs,
+      retryAfter: RETRY_AFTER_SECONDS,
+      sampleInterval: PRESSURE_SAMPLE_INTERVAL_MS,
+      exposeStatusRoute: false,
+    });
   }
 }

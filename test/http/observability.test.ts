@@ -1,0 +1,150 @@
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { describe, test } from 'node:test';
+import { buildApp } from '../../src/server.js';
+import { assertOk, assertProblem, build, post } from './helper.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+describe('probes', () => {
+  test('GET /healthz is 200 while the process runs, shutting down or not', async (t) => {
+    const app = await build(t);
+    assertOk(await app.inject({ method: 'GET', url: '/healthz' }), { status: 'ok' });
+    app.lifecycle.ready = false;
+    assertOk(await app.inject({ method: 'GET', url: '/healthz' }), { status: 'ok' });
+  });
+  test('GET /readyz is 200 when ready and 503 problem+json from the moment shutdown begins', async (t) => {
+    const app = await build(t);
+    assertOk(await app.inject({ method: 'GET', url: '/readyz' }), { status: 'ready' });
+    app.lifecycle.ready = false;
+    const response = await app.inject({ method: 'GET', url: '/readyz' });
+    assert.equal(response.statusCode, 503);
+    assert.equal(response.headers['content-type'], 'application/problem+json; charset=utf-8');
+    assert.equal((response.json() as { detail: string }).detail, 'The service is shutting down and takes no new traffic');
+  });
+  test('probes are not in the OpenAPI document, which describes the operations', async (t) => {
+    const app = await build(t);
+    const { paths } = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json() as { paths: Record<string, unknown> };
+    for (const path of ['/healthz', '/readyz', '/metrics']) assert.equal(paths[path], undefined);
+  });
+});
+
+describe('GET /metrics', () => {
+  test('is Prometheus text with requests and latency by method, route template and status', async (t) => {
+    const app = await build(t);
+    await app.inject({ method: 'GET', url: '/api/isEven/4' });
+    await app.inject({ method: 'GET', url: '/api/isEven/5' });
+    await post(app, '/api/isEven', { input: 2.5 });
+    await app.inject({ method: 'GET', url: '/no/such/path/123' });
+    await app.inject({ method: 'GET', url: '/no/such/path/456' });
+    const response = await app.inject({ method: 'GET', url: '/metrics' });
+    assert.equal(response.statusCode, 200);
+    assert.equal(response.headers['content-type'], 'text/plain; version=0.0.4; charset=utf-8');
+    const text = response.body;
+    assert.match(text, /^http_requests_total\{method="GET",route="\/api\/isEven\/:number",status="200"\} 2$/m);
+    assert.match(text, /^http_requests_total\{method="POST",route="\/api\/isEven",status="400"\} 1$/m);
+    // Unknown paths share one label value, so their number cannot grow the metric.
+    assert.match(text, /^http_requests_total\{method="GET",route="unmatched",status="404"\} 2$/m);
+    assert.doesNotMatch(text, /no\/such\/path/);
+    assert.match(text, /^http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/api\/isEven\/:number",status="200"\} \d+$/m);
+    assert.match(text, /^http_request_duration_seconds_count\{method="GET",route="\/api\/isEven\/:number",status="200"\} 2$/m);
+    for (const processMetric of ['process_cpu_user_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds', 'nodejs_eventloop_lag_p99_seconds', 'nodejs_heap_size_used_bytes']) {
+      assert.match(text, new RegExp(`^${processMetric} `, 'm'), processMetric);
+    }
+  });
+});
+
+describe('request ids and logs', () => {
+  test('a request without x-request-id gets a new UUID, returned in the response', async (t) => {
+    const app = await build(t);
+    const response = await app.inject({ method: 'GET', url: '/api/isOdd/3' });
+    assert.match(String(response.headers['x-request-id']), UUID);
+  });
+  test('a sensible incoming x-request-id is honoured, errors included', async (t) => {
+    const app = await build(t);
+    assert.equal((await app.inject({ method: 'GET', url: '/api/isOdd/3', headers: { 'x-request-id': 'abc-123.def:4' } })).headers['x-request-id'], 'abc-123.def:4');
+    assert.equal((await app.inject({ method: 'GET', url: '/nope', headers: { 'x-request-id': 'trace-9' } })).headers['x-request-id'], 'trace-9');
+  });
+  test('an unsafe or oversized x-request-id is replaced', async (t) => {
+    const app = await build(t);
+    for (const bad of ['has space', 'x'.repeat(129), 'new\\nline', '']) {
+      assert.match(String((await app.inject({ method: 'GET', url: '/api/isOdd/3', headers: { 'x-request-id': bad } })).headers['x-request-id']), UUID);
+    }
+  });
+  test('one JSON log line per request, with its id, method, route, status and time', async (t) => {
+    const lines: string[] = [];
+    const stream = new Writable({ write: (chunk, _encoding, done) => (lines.push(...String(chunk).split('\n').filter(Boolean)), done()) });
+    const app = await buildApp({}, { logger: { level: 'info', stream } });
+    t.after(() => app.close());
+    await app.inject({ method: 'POST', url: '/api/isEven', headers: { 'content-type': 'application/json', 'x-request-id': 'req-42' }, payload: '{"input":2}' });
+    await app.inject({ method: 'GET', url: '/api/isEven/x' });
+    const entries = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((entry) => entry.msg === 'request');
+    assert.equal(entries.length, 2);
+    assert.equal(lines.filter((line) => line.includes('incoming request')).length, 0);
+    assert.deepEqual(
+      { requestId: entries[0]?.requestId, method: entries[0]?.method, route: entries[0]?.route, status: entries[0]?.status, level: entries[0]?.level },
+      { requestId: 'req-42', method: 'POST', route: '/api/isEven', status: 200, level: 30 },
+    );
+    assert.equal(typeof entries[0]?.ms, 'number');
+    assert.equal(entries[1]?.status, 400);
+  });
+});
+
+describe('edge protection', () => {
+  test('security headers by default, with a CSP under which the docs page loads only its own files', async (t) => {
+    const app = await build(t);
+    const response = await app.inject({ method: 'GET', url: '/api/docs' });
+    assert.equal(response.headers['x-content-type-options'], 'nosniff');
+    assert.equal(response.headers['x-frame-options'], 'SAMEORIGIN');
+    assert.equal(response.headers['referrer-policy'], 'no-referrer');
+    assert.equal(
+      response.headers['content-security-policy'],
+      "default-src 'self';script-src 'self';style-src 'self' 'unsafe-inline';img-src 'self' data:;connect-src 'self';font-src 'self';object-src 'none';base-uri 'none';form-action 'self';frame-ancestors 'none'",
+    );
+    assert.doesNotMatch(response.body, /<script>(?!\s*<\/script>)/, 'no inline script the CSP would block');
+  });
+  test('SECURITY_HEADERS=off sends none of them', async (t) => {
+    const app = await build(t, { securityHeaders: 'off' });
+    const response = await app.inject({ method: 'GET', url: '/api/isEven/2' });
+    assert.equal(response.headers['content-security-policy'], undefined);
+    assert.equal(response.headers['x-content-type-options'], undefined);
+  });
+  test('no rate limit by default', async (t) => {
+    const app = await build(t);
+    for (let i = 0; i < 20; i++) assert.equal((await app.inject({ method: 'GET', url: '/api/isEven/2' })).statusCode, 200);
+  });
+  test('RATE_LIMIT_MAX: past the limit, 429 problem+json with Retry-After; probes are never limited', async (t) => {
+    const app = await build(t, { rateLimitMax: 2, rateLimitWindowMs: 60_000 });
+    assert.equal((await app.inject({ method: 'GET', url: '/api/isEven/2' })).statusCode, 200);
+    assert.equal((await app.inject({ method: 'GET', url: '/api/isEven/2' })).statusCode, 200);
+    const limited = await app.inject({ method: 'GET', url: '/api/isEven/2' });
+    assert.equal(limited.statusCode, 429);
+    assert.equal(limited.headers['content-type'], 'application/problem+json; charset=utf-8');
+    assert.equal(limited.headers['retry-after'], '60');
+    assert.deepEqual(limited.json(), {
+      type: 'about:blank',
+      title: 'Too Many Requests',
+      status: 429,
+      detail: 'Too many requests: the limit is 2 per 1 minute (RATE_LIMIT_MAX); retry after the time in Retry-After',
+    });
+    for (const probe of ['/healthz', '/readyz', '/metrics']) assert.equal((await app.inject({ method: 'GET', url: probe })).statusCode, 200, probe);
+  });
+  test('MAX_EVENT_LOOP_DELAY_MS: an overloaded event loop sheds load with 503 and Retry-After; probes still answer', async (t) => {
+    const app = await build(t, { maxEventLoopDelayMs: 20 });
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    // A sustained overload: every turn of the event loop blocks for 40 ms.
+    const overload = setInterval(() => {
+      const until = Date.now() + 40;
+      while (Date.now() < until);
+    }, 1);
+    await sleep(400);
+    const shed = await app.inject({ method: 'GET', url: '/api/isEven/2' });
+    const probe = await app.inject({ method: 'GET', url: '/healthz' });
+    clearInterval(overload);
+    assertProblem(shed, 503, 'The service is overloaded (MAX_EVENT_LOOP_DELAY_MS); retry after the time in Retry-After');
+    assert.equal(shed.headers['retry-after'], '5');
+    assert.equal(probe.statusCode, 200);
+    await sleep(300);
+    assert.equal((await app.inject({ method: 'GET', url: '/api/isEven/2' })).statusCode, 200, 'served again once the load is gone');
+  });
+});
