@@ -1,0 +1,35 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+
+const ENTRY = new URL('../src/main.ts', import.meta.url).pathname;
+
+export interface RunningServer {
+  child: ChildProcess;
+  /** `http://127.0.0.1:PORT` */
+  base: string;
+  port: number;
+  output(): string;
+  errors(): string;
+  /** Resolves with the exit code. */
+  exited: Promise<number | null>;
+}
+
+/** Starts the real entry point (`src/main.ts`) on a free port and waits until it announces itself. */
+export async function startServer(env: Record<string, string> = {}): Promise<RunningServer> {
+  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY], {
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk) => (stdout += chunk));
+  child.stderr?.on('data', (chunk) => (stderr += chunk));
+  const exited = once(child, 'exit').then(([code]) => code as number | null);
+  const deadline = Date.now() + 20_000;
+  while (!/listening on (http:\/\/\S+)/.test(stdout)) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the server did not start:\n${stdout}\n${stderr}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  const base = /listening on (http:\/\/\S+)/.exec(stdout)?.[1] as string;
+  return { child, base, port: Number(new URL(base).port), output: () => stdout, errors: () => stderr, exited };
+}
