@@ -32,9 +32,16 @@ function announce(address: string, workers: number): void {
 
 /** Serves in this process; on a signal: readiness off, drain delay, stop accepting, finish, exit 0. */
 async function serve(config: Config, workers: number): Promise<void> {
+  // Listening for signals before the app is built: one that comes while it starts still drains cleanly.
+  let stopRequested: string | undefined;
+  let stop: (signal: string) => void = (signal) => {
+    stopRequested ??= signal;
+  };
+  for (const signal of SIGNALS) process.on(signal, () => stop(signal));
+
   const app = await buildApp(config);
   let stopping = false;
-  const stop = (signal: string) => {
+  stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     app.lifecycle.ready = false;
@@ -57,7 +64,10 @@ async function serve(config: Config, workers: number): Promise<void> {
       );
     }, config.drainDelayMs);
   };
-  for (const signal of SIGNALS) process.on(signal, () => stop(signal));
+  if (stopRequested !== undefined) {
+    stop(stopRequested);
+    return;
+  }
 
   const address = await app.listen({ port: config.port, host: config.host });
   app.log.info({ address, docs: `${address}${DOCS_PATH}` }, 'listening');
@@ -73,15 +83,21 @@ function supervise(config: Config, count: number): void {
   serveClusterMetrics();
   const fork = (): Worker => cluster.fork();
 
+  // Announced once every first-generation worker listens, so that the whole pool is up.
+  let listening = 0;
   cluster.on('message', (_worker, message: { type?: string; address?: string }) => {
-    if (message?.type === LISTENING && !announced && message.address !== undefined) {
+    if (message?.type !== LISTENING || message.address === undefined || announced) return;
+    if (++listening === count) {
       announced = true;
       announce(message.address, count);
     }
   });
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) {
-      if (code !== 0) exitCode = 1;
+      if (code !== 0) {
+        exitCode = 1;
+        process.stderr.write(`${JSON.stringify({ level: 50, time: Date.now(), msg: 'worker ended badly while draining', pid: worker.process.pid, code, signal })}\n`);
+      }
       if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(exitCode);
       return;
     }

@@ -67,7 +67,7 @@ for (const workers of ['1', '2']) {
       assertWholeSort(received);
       await sleep(150);
       assert.equal(readiness, 503);
-      assert.equal(await server.exited, 0, server.errors());
+      assert.equal(await server.exited, 0, `${server.output()}\n${server.errors()}`);
     });
 
     test('SIGTERM while a large response is still being written to a slow reader, with no drain delay: it arrives whole, exit 0', async () => {
@@ -85,7 +85,7 @@ for (const workers of ['1', '2']) {
       );
       assertWholeSort(received);
       assert.equal(refused, true);
-      assert.equal(await server.exited, 0, server.errors());
+      assert.equal(await server.exited, 0, `${server.output()}\n${server.errors()}`);
     });
   });
 }

@@ -32,6 +32,49 @@ export const SIMPLE_RANGES: ReadonlyArray<readonly [number, number]> = [
 const SIMPLE = new Uint8Array(0x10000);
 for (const [first, last] of SIMPLE_RANGES) SIMPLE.fill(1, first, last + 1);
 
+// Grapheme_Cluster_Break=Extend is Grapheme_Extend plus Emoji_Modifier (UAX #29, table 2); ZWJ is its own class.
+const EXTEND = /^[\p{Grapheme_Extend}\p{Emoji_Modifier}]$/u;
+const EXTENDED_PICTOGRAPHIC = /^\p{Extended_Pictographic}$/u;
+// Lookup tables for the BMP and the Supplementary Multilingual Plane (where the emoji are);
+// the rarer planes above fall back to the regular expressions.
+const TABLED_PLANES_END = 0x20000;
+const EXTEND_TABLE = new Uint8Array(TABLED_PLANES_END);
+const PICTOGRAPHIC_TABLE = new Uint8Array(TABLED_PLANES_END);
+for (let point = 0; point < TABLED_PLANES_END; point++) {
+  if (point >= 0xd800 && point <= 0xdfff) continue;
+  const char = String.fromCodePoint(point);
+  if (EXTEND.test(char)) EXTEND_TABLE[point] = 1;
+  if (EXTENDED_PICTOGRAPHIC.test(char)) PICTOGRAPHIC_TABLE[point] = 1;
+}
+
+/** The length (1 or 2) of the code point at `at` when it has the property, else 0. */
+function lengthIf(table: Uint8Array, pattern: RegExp, text: string, at: number): number {
+  const point = text.codePointAt(at) as number;
+  const length = point < 0x10000 ? 1 : 2;
+  if (point < TABLED_PLANES_END) return table[point] === 1 ? length : 0;
+  return pattern.test(text.slice(at, at + 2)) ? length : 0;
+}
+
+const isExtendAt = (text: string, at: number): number => lengthIf(EXTEND_TABLE, EXTEND, text, at);
+const pictographAt = (text: string, at: number): number => lengthIf(PICTOGRAPHIC_TABLE, EXTENDED_PICTOGRAPHIC, text, at);
+
+/**
+ * The end of the cluster at `start` when it is a SIMPLE character or a pictograph followed only
+ * by Extend characters (GB9) and then a certain boundary, or -1. Such a cluster joins nothing
+ * else: a SIMPLE character, a control or a pictograph after it starts a new cluster (GB5, GB999;
+ * GB11 would need a ZWJ before the pictograph, GB9c a consonant, GB9a a SpacingMark, and none of
+ * those is SIMPLE, Extend or a pictograph).
+ */
+function baseWithExtends(text: string, start: number): number {
+  const unit = text.charCodeAt(start);
+  let at = SIMPLE[unit] === 1 ? start + 1 : start + pictographAt(text, start);
+  if (at === start) return -1;
+  for (let length = isExtendAt(text, at); at < text.length && length > 0; length = isExtendAt(text, at)) at += length;
+  if (at === text.length) return at;
+  const next = text.charCodeAt(at);
+  return SIMPLE[next] === 1 || isControl(next) || pictographAt(text, at) > 0 ? at : -1;
+}
+
 // C0 controls and DEL are GCB Control: a boundary is always after them (GB4) and before them (GB5).
 const isHighSurrogate = (unit: number): boolean => unit >= 0xd800 && unit <= 0xdbff;
 const isLowSurrogate = (unit: number): boolean => unit >= 0xdc00 && unit <= 0xdfff;
@@ -66,6 +109,12 @@ export function splitGraphemes(text: string, window: number = DEFAULT_WINDOW): s
     if (start + 1 === end || isCertainBoundary(text, start + 1)) {
       clusters.push(text[start] as string);
       start++;
+      continue;
+    }
+    const clusterEnd = baseWithExtends(text, start);
+    if (clusterEnd > 0) {
+      clusters.push(text.slice(start, clusterEnd));
+      start = clusterEnd;
       continue;
     }
     // Text with uncertain boundaries: one segmenter call for up to `window` characters (each call

@@ -64,6 +64,7 @@ describe('splitGraphemes', () => {
   const piece = fc.constantFrom(
     'a', 'Z', ' ', '1', '\r', '\n', '\t', '\u0301', '\u200d', '\ufe0f', '👍', '🏽', '👨', '❤', '🇸', '🇪', 'क', '्', 'ष', 'ि',
     '\u1100', '\u1161', '\u11a8', '가', '각', 'é', '中', 'ア', '\u3099', '\u0e33', '\u0600', '\ud800', '\udc00', 'Ω', 'ж', '©',
+    '\u0903', '\u{1F3FB}', '\u{E0067}', '\u{E007F}', '\u{1F3F4}', '\u20e3', '#', 'ส', 'ั', '\u0e40', 'ا', '\u064b', '\u200c', '\u{E0100}', '\u{110BD}', '\u0d4e',
   );
   const text = fc.array(piece, { maxLength: 60 }).map((pieces) => pieces.join(''));
 
@@ -93,6 +94,24 @@ describe('splitGraphemes', () => {
           ...after.map((a) => wholeStringSegments(c + a)[0] === c),
         ];
         if (failures.includes(false)) assert.fail(`U+${unit.toString(16)} joins a neighbour`);
+      }
+    }
+  });
+
+  test('every Extend character joins what precedes it, and every pictograph starts a cluster after a SIMPLE, Extend or pictograph character', () => {
+    for (let point = 0; point < 0x110000; point++) {
+      if (point >= 0xd800 && point <= 0xdfff) continue;
+      const c = String.fromCodePoint(point);
+      if (/^[\p{Grapheme_Extend}\p{Emoji_Modifier}]$/u.test(c)) {
+        for (const base of ['a', '中', '👍', 'e\u0301']) {
+          if (wholeStringSegments(base + c).length !== 1) assert.fail(`U+${point.toString(16)} does not join ${JSON.stringify(base)}`);
+        }
+      }
+      if (/^\p{Extended_Pictographic}$/u.test(c)) {
+        for (const before of ['a', '中', 'e\u0301', '👍🏽', '©']) {
+          if (wholeStringSegments(before + c).at(-1) !== c) assert.fail(`U+${point.toString(16)} joins ${JSON.stringify(before)}`);
+        }
+        if (wholeStringSegments(`${c}a`)[0] !== c) assert.fail(`U+${point.toString(16)} joins what follows`);
       }
     }
   });

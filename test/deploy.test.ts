@@ -1,0 +1,74 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, test } from 'node:test';
+import { parseAllDocuments } from 'yaml';
+import { SETTINGS, loadConfig } from '../src/config.js';
+import { build } from './http/helper.js';
+
+// deploy/ cannot run here (no container engine, no cluster): these tests keep it true to the service.
+const dockerfile = readFileSync(new URL('../deploy/Dockerfile', import.meta.url), 'utf8');
+const manifests = parseAllDocuments(readFileSync(new URL('../deploy/kubernetes.yaml', import.meta.url), 'utf8')).map((d) => d.toJS()) as Array<Record<string, any>>;
+const ofKind = (kind: string) => manifests.find((m) => m.kind === kind) as Record<string, any>;
+const deployment = ofKind('Deployment');
+const container = deployment.spec.template.spec.containers[0];
+const containerEnv: Record<string, string> = Object.fromEntries(container.env.map((e: { name: string; value: string }) => [e.name, e.value]));
+const dockerEnv: Record<string, string> = Object.fromEntries(
+  [...(/^ENV ([\s\S]*?)\n(?!\s)/m.exec(dockerfile)?.[1] ?? '').matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1] as string, m[2] as string]),
+);
+const KNOWN = new Set([...Object.values(SETTINGS).map((s) => s.env), 'NODE_ENV']);
+
+describe('deploy/', () => {
+  test('every variable the Dockerfile and the manifest set is one the service reads, with a valid value', () => {
+    assert.ok(Object.keys(dockerEnv).length >= 4);
+    for (const name of [...Object.keys(dockerEnv), ...Object.keys(containerEnv)]) assert.ok(KNOWN.has(name), `${name} is not in src/config.ts`);
+    const { NODE_ENV: _ignored, ...dockerSettings } = dockerEnv;
+    loadConfig(dockerSettings);
+    loadConfig(containerEnv);
+  });
+
+  test('the port is one number everywhere: PORT, EXPOSE, containerPort, probes and the Service', () => {
+    const port = Number(containerEnv.PORT);
+    assert.equal(Number(dockerEnv.PORT), port);
+    assert.match(dockerfile, new RegExp(`^EXPOSE ${port}$`, 'm'));
+    assert.deepEqual(container.ports, [{ name: 'http', containerPort: port }]);
+    for (const probe of ['livenessProbe', 'readinessProbe', 'startupProbe']) assert.equal(container[probe].httpGet.port, 'http', probe);
+    assert.equal(ofKind('Service').spec.ports[0].targetPort, 'http');
+    assert.equal(deployment.spec.template.metadata.annotations['prometheus.io/port'], String(port));
+  });
+
+  test('the probe and metrics paths are the service’s, and answer 200', async (t) => {
+    const app = await build(t);
+    const paths = [container.livenessProbe.httpGet.path, container.readinessProbe.httpGet.path, container.startupProbe.httpGet.path, deployment.spec.template.metadata.annotations['prometheus.io/path']];
+    assert.deepEqual(paths, ['/healthz', '/readyz', '/healthz', '/metrics']);
+    for (const path of paths) assert.equal((await app.inject({ method: 'GET', url: path })).statusCode, 200, path);
+    assert.match(dockerfile, /^HEALTHCHECK .*\n.*\/healthz/m);
+  });
+
+  test('the grace period covers preStop and the whole shutdown deadline', () => {
+    const preStopSeconds = Number(container.lifecycle.preStop.exec.command[1]);
+    const config = loadConfig(containerEnv);
+    const grace = deployment.spec.template.spec.terminationGracePeriodSeconds as number;
+    assert.ok(config.drainDelayMs < config.shutdownTimeoutMs);
+    assert.ok(grace >= preStopSeconds + config.shutdownTimeoutMs / 1000 + 2, `${grace} s`);
+    assert.equal(dockerEnv.SHUTDOWN_TIMEOUT_MS, containerEnv.SHUTDOWN_TIMEOUT_MS);
+    assert.equal(dockerEnv.DRAIN_DELAY_MS, containerEnv.DRAIN_DELAY_MS);
+  });
+
+  test('the Dockerfile is multi-stage, keeps production dependencies only, and runs as a non-root user', () => {
+    assert.equal([...dockerfile.matchAll(/^FROM /gm)].length, 2);
+    assert.match(dockerfile, /npm prune --omit=dev/);
+    assert.match(dockerfile, /^USER node$/m);
+    assert.match(dockerfile, /^CMD \["node", "dist\/main.js"\]$/m);
+    assert.equal(deployment.spec.template.spec.securityContext.runAsNonRoot, true);
+  });
+
+  test('resources, the Service selector and the HPA all point at the Deployment', () => {
+    assert.ok(container.resources.requests.cpu && container.resources.limits.memory);
+    const labels = deployment.spec.template.metadata.labels;
+    assert.deepEqual(ofKind('Service').spec.selector, labels);
+    assert.deepEqual(deployment.spec.selector.matchLabels, labels);
+    const hpa = ofKind('HorizontalPodAutoscaler');
+    assert.deepEqual(hpa.spec.scaleTargetRef, { apiVersion: 'apps/v1', kind: 'Deployment', name: deployment.metadata.name });
+    assert.equal(hpa.spec.metrics[0].resource.name, 'cpu');
+  });
+});
