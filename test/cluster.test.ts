@@ -1,0 +1,45 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { test } from 'node:test';
+import { startServer } from './process.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+function workersOf(pid: number): number[] {
+  try {
+    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' }).split('\n').map(Number).filter((n) => n > 0);
+  } catch {
+    return []; // ps exits 1 when it finds none
+  }
+}
+
+test('WORKERS=2: two processes serve one port, metrics add up across them, a killed worker is replaced, SIGTERM drains all', async () => {
+  const server = await startServer({ WORKERS: '2', DRAIN_DELAY_MS: '0' });
+  assert.match(server.output(), /listening on http:\/\/127\.0\.0\.1:\d+ \(2 workers\)/);
+  const primary = server.child.pid as number;
+  const workers = workersOf(primary);
+  assert.equal(workers.length, 2);
+
+  // Fresh connections each time, so that the primary's round robin spreads them over both workers.
+  for (let i = 0; i < 10; i++) {
+    const response = await fetch(`${server.base}/api/isEven/${i}`, { headers: { connection: 'close' } });
+    assert.deepEqual(await response.json(), { ret: i % 2 === 0 });
+  }
+  const metrics = await (await fetch(`${server.base}/metrics`, { headers: { connection: 'close' } })).text();
+  assert.match(metrics, /^http_requests_total\{method="GET",route="\/api\/isEven\/:number",status="200"\} 10$/m);
+
+  process.kill(workers[0] as number, 'SIGKILL');
+  const deadline = Date.now() + 10_000;
+  while (!/worker died; starting another/.test(server.errors()) || workersOf(primary).length < 2) {
+    assert.ok(Date.now() < deadline, `no replacement:\n${server.errors()}`);
+    await sleep(50);
+  }
+  const replaced = workersOf(primary);
+  assert.equal(replaced.length, 2);
+  assert.ok(!replaced.includes(workers[0] as number));
+  await sleep(1000); // the new worker starts listening
+  for (let i = 0; i < 4; i++) assert.equal((await fetch(`${server.base}/healthz`, { headers: { connection: 'close' } })).status, 200);
+
+  server.child.kill('SIGTERM');
+  assert.equal(await server.exited, 0, server.errors());
+  assert.deepEqual(workersOf(primary), []);
+});
