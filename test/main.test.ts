@@ -15,3 +15,22 @@ test('the entry listens where PORT and HOST say, prints the docs URL, serves, an
 test('a bad variable stops the start with a message naming it', async () => {
   await assert.rejects(startServer({ PORT: 'eighty' }), /PORT="eighty" is invalid: it accepts an integer from 0 to 65535/);
 });
+
+test('LOG_FORMAT=pretty prints for a person; the default is one JSON object per line', async () => {
+  const pretty = await startServer({ LOG_FORMAT: 'pretty', LOG_LEVEL: 'info', DRAIN_DELAY_MS: '0' });
+  await fetch(`${pretty.base}/api/isEven/2`, { headers: { 'x-request-id': 'pretty-1' } });
+  pretty.child.kill('SIGTERM');
+  assert.equal(await pretty.exited, 0);
+  // pino-pretty: a "[time] INFO (pid): request" line, then the fields indented below it.
+  assert.match(pretty.output(), /^\[[\d:.]+\] INFO \(\d+\): request\n(?: {4}.*\n)*? {4}requestId: "pretty-1"$/m);
+
+  const json = await startServer({ LOG_LEVEL: 'info', DRAIN_DELAY_MS: '0' });
+  await fetch(`${json.base}/api/isEven/2`, { headers: { 'x-request-id': 'json-1' } });
+  json.child.kill('SIGTERM');
+  assert.equal(await json.exited, 0);
+  const jsonLine = json.output().split('\n').find((line) => line.includes('json-1')) ?? '';
+  assert.deepEqual(
+    (({ level, msg, requestId, status, route }) => ({ level, msg, requestId, status, route }))(JSON.parse(jsonLine) as Record<string, unknown>),
+    { level: 30, msg: 'request', requestId: 'json-1', status: 200, route: '/api/isEven/:number' },
+  );
+});
