@@ -6,14 +6,16 @@ import { startServer } from './process.js';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 function workersOf(pid: number): number[] {
   try {
-    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' }).split('\n').map(Number).filter((n) => n > 0);
+    const children = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(pid)], { encoding: 'utf8' }).trim().split('\n');
+    // Only the workers: tsx also runs an esbuild helper process.
+    return children.filter((line) => line.includes('main.ts')).map((line) => Number.parseInt(line, 10));
   } catch {
     return []; // ps exits 1 when it finds none
   }
 }
 
-test('WORKERS=2: two processes serve one port, metrics add up across them, a killed worker is replaced, SIGTERM drains all', async () => {
-  const server = await startServer({ WORKERS: '2', DRAIN_DELAY_MS: '0' });
+test('WORKERS=2: two processes serve one port, metrics add up across them, a killed worker is replaced, SIGTERM drains all', async (t) => {
+  const server = await startServer(t, { WORKERS: '2', DRAIN_DELAY_MS: '0' });
   assert.match(server.output(), /listening on http:\/\/127\.0\.0\.1:\d+ \(2 workers\)/);
   const primary = server.child.pid as number;
   const workers = workersOf(primary);

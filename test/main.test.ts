@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startServer } from './process.js';
 
-test('the entry listens where PORT and HOST say, prints the docs URL, serves, and exits 0 on SIGTERM', async () => {
-  const server = await startServer({ DRAIN_DELAY_MS: '0' });
+test('the entry listens where PORT and HOST say, prints the docs URL, serves, and exits 0 on SIGTERM', async (t) => {
+  const server = await startServer(t, { DRAIN_DELAY_MS: '0' });
   assert.match(server.output(), /^JSON utility service listening on http:\/\/127\.0\.0\.1:\d+\nAPI docs: http:\/\/127\.0\.0\.1:\d+\/api\/docs\n$/);
   const answer = await fetch(`${server.base}/api/isOdd`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"input":9007199254740993}' });
   assert.deepEqual(await answer.json(), { ret: true });
@@ -12,19 +12,19 @@ test('the entry listens where PORT and HOST say, prints the docs URL, serves, an
   assert.equal(await server.exited, 0);
 });
 
-test('a bad variable stops the start with a message naming it', async () => {
-  await assert.rejects(startServer({ PORT: 'eighty' }), /PORT="eighty" is invalid: it accepts an integer from 0 to 65535/);
+test('a bad variable stops the start with a message naming it', async (t) => {
+  await assert.rejects(startServer(t, { PORT: 'eighty' }), /PORT="eighty" is invalid: it accepts an integer from 0 to 65535/);
 });
 
-test('LOG_FORMAT=pretty prints for a person; the default is one JSON object per line', async () => {
-  const pretty = await startServer({ LOG_FORMAT: 'pretty', LOG_LEVEL: 'info', DRAIN_DELAY_MS: '0' });
+test('LOG_FORMAT=pretty prints for a person; the default is one JSON object per line', async (t) => {
+  const pretty = await startServer(t, { LOG_FORMAT: 'pretty', LOG_LEVEL: 'info', DRAIN_DELAY_MS: '0' });
   await fetch(`${pretty.base}/api/isEven/2`, { headers: { 'x-request-id': 'pretty-1' } });
   pretty.child.kill('SIGTERM');
   assert.equal(await pretty.exited, 0);
   // pino-pretty: a "[time] INFO (pid): request" line, then the fields indented below it.
   assert.match(pretty.output(), /^\[[\d:.]+\] INFO \(\d+\): request\n(?: {4}.*\n)*? {4}requestId: "pretty-1"$/m);
 
-  const json = await startServer({ LOG_LEVEL: 'info', DRAIN_DELAY_MS: '0' });
+  const json = await startServer(t, { LOG_LEVEL: 'info', DRAIN_DELAY_MS: '0' });
   await fetch(`${json.base}/api/isEven/2`, { headers: { 'x-request-id': 'json-1' } });
   json.child.kill('SIGTERM');
   assert.equal(await json.exited, 0);

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import type { TestContext } from 'node:test';
 
 const ENTRY = new URL('../src/main.ts', import.meta.url).pathname;
 
@@ -14,11 +15,22 @@ export interface RunningServer {
   exited: Promise<number | null>;
 }
 
-/** Starts the real entry point (`src/main.ts`) on a free port and waits until it announces itself. */
-export async function startServer(env: Record<string, string> = {}): Promise<RunningServer> {
+/**
+ * Starts the real entry point (`src/main.ts`) on a free port and waits until it announces itself.
+ * Whatever the test's outcome, the process group is killed when the test ends.
+ */
+export async function startServer(t: TestContext, env: Record<string, string> = {}): Promise<RunningServer> {
   const child = spawn(process.execPath, ['--import', 'tsx', ENTRY], {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true, // its own process group, so that workers and helpers go with it
+  });
+  t.after(() => {
+    try {
+      process.kill(-(child.pid as number), 'SIGKILL');
+    } catch {
+      // already gone
+    }
   });
   let stdout = '';
   let stderr = '';

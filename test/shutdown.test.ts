@@ -56,8 +56,8 @@ async function refusesConnections(server: RunningServer): Promise<boolean> {
 
 for (const workers of ['1', '2']) {
   describe(`graceful shutdown with WORKERS=${workers}`, () => {
-    test('SIGTERM while a large sort is processed: readiness turns 503 at once, the response arrives whole, exit 0', async () => {
-      const server = await startServer({ WORKERS: workers, DRAIN_DELAY_MS: '400', SHUTDOWN_TIMEOUT_MS: '15000' });
+    test('SIGTERM while a large sort is processed: readiness turns 503 at once, the response arrives whole, exit 0', async (t) => {
+      const server = await startServer(t, { WORKERS: workers, DRAIN_DELAY_MS: '400', SHUTDOWN_TIMEOUT_MS: '15000' });
       let readiness: number | undefined;
       const received = await bigSort(server, () => {
         server.child.kill('SIGTERM');
@@ -70,8 +70,8 @@ for (const workers of ['1', '2']) {
       assert.equal(await server.exited, 0, `${server.output()}\n${server.errors()}`);
     });
 
-    test('SIGTERM while a large response is still being written to a slow reader, with no drain delay: it arrives whole, exit 0', async () => {
-      const server = await startServer({ WORKERS: workers, DRAIN_DELAY_MS: '0', SHUTDOWN_TIMEOUT_MS: '15000' });
+    test('SIGTERM while a large response is still being written to a slow reader, with no drain delay: it arrives whole, exit 0', async (t) => {
+      const server = await startServer(t, { WORKERS: workers, DRAIN_DELAY_MS: '0', SHUTDOWN_TIMEOUT_MS: '15000' });
       let refused: boolean | undefined;
       const received = await bigSort(
         server,
@@ -90,8 +90,8 @@ for (const workers of ['1', '2']) {
   });
 }
 
-test('the hard deadline bounds shutdown: a drain that cannot finish in time exits 1', async () => {
-  const server = await startServer({ DRAIN_DELAY_MS: '300', SHUTDOWN_TIMEOUT_MS: '600' });
+test('the hard deadline bounds shutdown: a drain that cannot finish in time exits 1', async (t) => {
+  const server = await startServer(t, { DRAIN_DELAY_MS: '300', SHUTDOWN_TIMEOUT_MS: '600' });
   // A client that stalls mid-request keeps its connection open past the deadline.
   const stalled = request(`${server.base}/api/sort`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': '1000' } });
   stalled.on('error', () => {});
