@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../config.js';
-import { parityOrProblem, sortedOrProblem, stringFormOrProblem, type Limits } from './answers.js';
+import { parityOrProblem, serializeNatively, sortedOrProblem, stringFormOrProblem, type Limits } from './answers.js';
 import {
   BODY_ERRORS,
   LegacyParityBodySchema,
@@ -71,7 +71,7 @@ export const legacyRoutes: FastifyPluginAsync<Limits> = async (plugin, limits) =
   app.post(
     '/sort',
     {
-      serializerCompiler: () => (data: unknown) => JSON.stringify(data),
+      ...serializeNatively,
       schema: {
         ...legacySchema('/sort', 'Sort an array (earlier revision)'),
         body: LegacySortBodySchema,
@@ -105,6 +105,7 @@ export const legacyRoutes: FastifyPluginAsync<Limits> = async (plugin, limits) =
   app.post(
     '/toString',
     {
+      ...serializeNatively,
       schema: {
         ...legacySchema('/toString', 'Convert a value to its string form (earlier revision)'),
         body: LegacyToStringBodySchema,
