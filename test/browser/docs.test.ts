@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { test } from 'node:test';
+import { chromium } from 'playwright-core';
+import { buildApp } from '../../src/server.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+// Flags that keep Chromium from reaching out on its own (this machine has no internet).
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARTIFACTS = new URL('../../test-artifacts/', import.meta.url);
+
+test('the docs page, in a real browser: every operation listed, one tried live, nothing loaded from outside', async (t) => {
+  const app = await buildApp({}, { logger: false });
+  t.after(() => app.close());
+  const base = await app.listen({ port: 0, host: '127.0.0.1' });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  t.after(() => browser.close());
+  const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+  const outside: string[] = [];
+  const errors: string[] = [];
+  page.on('request', (request) => {
+    if (!request.url().startsWith(base) && !request.url().startsWith('data:')) outside.push(request.url());
+  });
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(message.text());
+  });
+
+  await page.goto(`${base}/api/docs`);
+  await page.locator('.opblock').first().waitFor();
+  const listed = await page.locator('.opblock-summary-path, .opblock-summary-path__deprecated').allInnerTexts();
+  const expected = ['/api/sort', '/api/isEven', '/api/isEven/{number}', '/api/isOdd', '/api/isOdd/{number}', '/api/isNumber', '/api/isNumber/{number}', '/api/toString', '/api/stringSplit', '/sort', '/is-odd', '/is-even', '/toString'];
+  assert.deepEqual(listed.map((path) => path.replace(/\u200b/g, '')).sort(), expected.sort());
+
+  const operation = page.locator('#operations-parity-isEven');
+  await operation.locator('.opblock-summary').click();
+  const sent = page.waitForRequest((request) => request.url() === `${base}/api/isEven` && request.method() === 'POST');
+  await operation.getByRole('button', { name: 'Execute' }).click();
+  assert.equal((await sent).postData()?.replace(/\s/g, ''), '{"input":4}');
+  const status = operation.locator('.live-responses-table .response .response-col_status').first();
+  await status.waitFor();
+  assert.equal((await status.innerText()).trim(), '200');
+  assert.deepEqual(JSON.parse(await operation.locator('.live-responses-table .microlight').first().innerText()), { ret: true });
+
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: new URL('docs-page.png', ARTIFACTS).pathname, fullPage: true });
+  await page.screenshot({ path: new URL('docs-top.png', ARTIFACTS).pathname });
+  assert.deepEqual(outside, []);
+  assert.deepEqual(errors, []);
+});
