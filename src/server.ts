@@ -3,7 +3,7 @@ import { DEFAULT_CONFIG, type Config } from './config.js';
 import { answerOtherMethods, recordRoutes } from './http/allowed-methods.js';
 import { enableCors } from './http/cors.js';
 import { createJsonBodyParser } from './http/json-body.js';
-import { registerOpenApi } from './http/openapi.js';
+import { DEFAULT_PREFIX, registerOpenApi } from './http/openapi.js';
 import { EXPECTED, problemErrorHandler, problemOf, sendProblem, toProblem, writeClientError } from './http/problem.js';
 import { legacyRoutes, markLegacyResponses } from './http/legacy.js';
 import { operationRoutes } from './http/routes.js';
@@ -22,6 +22,8 @@ declare module 'fastify' {
 const CONNECTIONS_CHECKING_INTERVAL_MS = 1000;
 
 export interface BuildOptions {
+  /** Path under which the current operations, `/openapi.json` and `/docs` are served; `/api` by default. */
+  readonly prefix?: string;
   /** Fastify's logger option; defaults to pino at `config.logLevel` in `config.logFormat`. */
   readonly logger?: FastifyServerOptions['logger'];
 }
@@ -41,6 +43,8 @@ function loggerFor(config: Config): FastifyServerOptions['logger'] {
  */
 export async function buildApp(overrides: Partial<Config> = {}, options: BuildOptions = {}): Promise<FastifyInstance> {
   const config: Config = { ...DEFAULT_CONFIG, ...overrides };
+  const prefix = options.prefix ?? DEFAULT_PREFIX;
+  if (!/^(\/[\w.~-]+)+$/.test(prefix)) throw new TypeError(`prefix must look like "/api" or "/tools/json", not ${JSON.stringify(prefix)}`);
   // A path value may be percent-encoded: up to three bytes per character of number text.
   const longestPathValue = 3 * config.numberTextLimit + 64;
 
@@ -99,19 +103,19 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
 
   app.setErrorHandler(problemErrorHandler(config.bodyLimit));
   app.setNotFoundHandler(async (request, reply) =>
-    sendProblem(reply, problemOf(404, `There is no ${request.method} ${request.url.split('?')[0]}; the operations are listed at /api/docs`)),
+    sendProblem(reply, problemOf(404, `There is no ${request.method} ${request.url.split('?')[0]}; the operations are listed at ${prefix}/docs`)),
   );
   enableCors(app, config.corsOrigins);
   await protect(app, config);
 
   const routes = recordRoutes(app);
   const limits = { sortMaxLength: config.sortMaxLength, numberTextLimit: config.numberTextLimit };
-  await registerOpenApi(app);
+  await registerOpenApi(app, prefix);
   registerProbes(app, lifecycle, metrics);
-  await app.register(operationRoutes, { prefix: '/api', ...limits });
+  await app.register(operationRoutes, { prefix, ...limits });
   if (config.legacyRoutes === 'on') {
-    markLegacyResponses(app, config);
-    await app.register(legacyRoutes, limits);
+    markLegacyResponses(app, config, prefix);
+    await app.register(legacyRoutes, { ...limits, successorPrefix: prefix });
   }
   answerOtherMethods(app, routes);
   return app;

@@ -28,6 +28,9 @@ export const LEGACY_ROUTES = [
 
 type LegacyPath = (typeof LEGACY_ROUTES)[number]['path'];
 
+/** A successor path under the prefix the current operations were given. */
+const withPrefix = (successor: string, prefix: string): string => successor.replace(/^\/api(?=\/)/, prefix);
+
 const successorOf = (path: LegacyPath): string => LEGACY_ROUTES.find((route) => route.path === path)?.successor as string;
 
 /**
@@ -35,10 +38,10 @@ const successorOf = (path: LegacyPath): string => LEGACY_ROUTES.find((route) => 
  * `Deprecation` (RFC 9745 §2: `@` and Unix seconds), `Link` to the successor (RFC 9745 §3,
  * RFC 8288) and, when configured, `Sunset` (RFC 8594: an HTTP-date). Add before the routes.
  */
-export function markLegacyResponses(app: FastifyInstance, config: Pick<Config, 'legacyDeprecationDate' | 'legacySunset'>): void {
+export function markLegacyResponses(app: FastifyInstance, config: Pick<Config, 'legacyDeprecationDate' | 'legacySunset'>, prefix: string): void {
   const deprecation = `@${Math.floor(config.legacyDeprecationDate.getTime() / 1000)}`;
   const sunset = config.legacySunset?.toUTCString();
-  const links = new Map<string, string>(LEGACY_ROUTES.map(({ path, successor }) => [path, `<${successor}>; rel="successor-version"`]));
+  const links = new Map<string, string>(LEGACY_ROUTES.map(({ path, successor }) => [path, `<${withPrefix(successor, prefix)}>; rel="successor-version"`]));
   app.addHook('onSend', (request, reply, payload, done) => {
     const link = links.get(request.routeOptions.url ?? '');
     if (link !== undefined) {
@@ -55,17 +58,18 @@ const LEGACY_RESPONSE_HEADERS = {
   Sunset: { type: 'string', description: 'RFC 8594: when this route goes away (only when LEGACY_SUNSET is set)' },
 };
 
-const legacySchema = (path: LegacyPath, summary: string) => ({
+const legacySchema = (path: LegacyPath, summary: string, prefix: string) => ({
   operationId: `legacy${path.replace(/(^|[-/])(\w)/g, (_m, _s, c: string) => c.toUpperCase())}`,
   summary,
-  description: `Earlier revision, still served. Use \`POST ${successorOf(path)}\` instead; the response says so in its \`Deprecation\` and \`Link\` headers.`,
+  description: `Earlier revision, still served. Use \`POST ${withPrefix(successorOf(path), prefix)}\` instead; the response says so in its \`Deprecation\` and \`Link\` headers.`,
   tags: ['legacy'],
   deprecated: true,
 });
 
 const withHeaders = <T extends object>(response: T) => ({ ...response, headers: LEGACY_RESPONSE_HEADERS });
 
-export const legacyRoutes: FastifyPluginAsync<Limits> = async (plugin, limits) => {
+export const legacyRoutes: FastifyPluginAsync<Limits & { successorPrefix: string }> = async (plugin, limits) => {
+  const prefix = limits.successorPrefix;
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
 
   app.post(
@@ -73,7 +77,7 @@ export const legacyRoutes: FastifyPluginAsync<Limits> = async (plugin, limits) =
     {
       ...serializeNatively,
       schema: {
-        ...legacySchema('/sort', 'Sort an array (earlier revision)'),
+        ...legacySchema('/sort', 'Sort an array (earlier revision)', prefix),
         body: LegacySortBodySchema,
         response: { 200: withHeaders(jsonResponse('The sorted array', SortResponseSchema)), ...problemResponses(...BODY_ERRORS) },
       },
@@ -87,7 +91,7 @@ export const legacyRoutes: FastifyPluginAsync<Limits> = async (plugin, limits) =
       {
         config: { numberField: 'number' },
         schema: {
-          ...legacySchema(path, `Tell whether a number is ${name === 'isOdd' ? 'odd' : 'even'} (earlier revision)`),
+          ...legacySchema(path, `Tell whether a number is ${name === 'isOdd' ? 'odd' : 'even'} (earlier revision)`, prefix),
           body: LegacyParityBodySchema,
           response: { 200: withHeaders(jsonResponse('The number as sent, and the answer', legacyParityResultSchema(name))), ...problemResponses(...BODY_ERRORS) },
         },
@@ -107,7 +111,7 @@ export const legacyRoutes: FastifyPluginAsync<Limits> = async (plugin, limits) =
     {
       ...serializeNatively,
       schema: {
-        ...legacySchema('/toString', 'Convert a value to its string form (earlier revision)'),
+        ...legacySchema('/toString', 'Convert a value to its string form (earlier revision)', prefix),
         body: LegacyToStringBodySchema,
         response: { 200: withHeaders(jsonResponse('`ret` is the string form', StringResultSchema)), ...problemResponses(...BODY_ERRORS) },
       },

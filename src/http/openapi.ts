@@ -2,8 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 
-export const OPENAPI_PATH = '/api/openapi.json';
-export const DOCS_PATH = '/api/docs';
+/** Where the current operations live unless `buildApp` is given another prefix. */
+export const DEFAULT_PREFIX = '/api';
+export const DOCS_PATH = `${DEFAULT_PREFIX}/docs`;
 
 const DESCRIPTION = `Small JSON operations, done exactly: sort, parity, number detection, canonical string form and
 string splitting. Every error is RFC 9457 Problem Details (\`application/problem+json\`).`;
@@ -14,7 +15,7 @@ string splitting. Every error is RFC 9457 Problem Details (\`application/problem
  * @fastify/swagger-ui, which serves all its assets itself (https://github.com/fastify/fastify-swagger-ui).
  * Register before the routes: @fastify/swagger collects them as they are added.
  */
-export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+export async function registerOpenApi(app: FastifyInstance, prefix: string): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -33,9 +34,9 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     hideUntagged: false,
   });
   await app.register(swaggerUi, {
-    routePrefix: DOCS_PATH,
+    routePrefix: `${prefix}/docs`,
     uiConfig: { deepLinking: true, tryItOutEnabled: true, displayRequestDuration: true, validatorUrl: null },
     theme: { title: 'JSON utility service: API reference' },
   });
-  app.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger());
+  app.get(`${prefix}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
 }

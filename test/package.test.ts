@@ -1,0 +1,46 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { test } from 'node:test';
+import { promisify } from 'node:util';
+
+const root = new URL('..', import.meta.url).pathname;
+
+test('npm pack ships the compiled library, its types and the entry points, and nothing else', async () => {
+  // prepack compiles to dist/ first, so the imports below use what a user would install.
+  const { stdout } = await promisify(execFile)('npm', ['pack', '--dry-run', '--json', '--ignore-scripts=false'], { cwd: root, maxBuffer: 10 * 1024 * 1024 });
+  const files = (JSON.parse(stdout.slice(stdout.indexOf('['))) as Array<{ files: Array<{ path: string }> }>)[0]?.files.map((f) => f.path) ?? [];
+  for (const path of files) assert.match(path, /^(dist\/.*\.(js|d\.ts)|package\.json|README\.md)$/, path);
+  for (const needed of ['dist/core/index.js', 'dist/core/index.d.ts', 'dist/server.js', 'dist/server.d.ts', 'dist/main.js', 'package.json', 'README.md']) {
+    assert.ok(files.includes(needed), needed);
+  }
+});
+
+test('the package exports the pure operations, each documented with an example', async () => {
+  const library = (await import('json-utility-service')) as typeof import('../src/core/index.js');
+  assert.deepEqual(library.sort([10, 9, 1.5]), [1.5, 9, 10]);
+  assert.equal(library.isEven('9007199254740993'), false);
+  assert.equal(library.isOdd('0x1F'), true);
+  assert.equal(library.isNumber(' 0x1F '), true);
+  assert.equal(library.toString({ b: 1, a: [true] }), '{"a":[true],"b":1}');
+  assert.deepEqual(library.stringSplit('👍🏽e\u0301', ''), ['👍🏽', 'e\u0301']);
+  const { readFile } = await import('node:fs/promises');
+  const types = await readFile(new URL('../dist/core/index.d.ts', import.meta.url), 'utf8');
+  for (const name of ['sort', 'isEven', 'isOdd', 'isNumber', 'toString', 'stringSplit']) assert.match(types, new RegExp(`\\b${name}\\b`));
+  for (const file of ['sort', 'parity', 'is-number', 'to-string', 'string-split']) {
+    const declaration = await readFile(new URL(`../dist/core/${file}.d.ts`, import.meta.url), 'utf8');
+    assert.match(declaration, /@example/, `${file}.d.ts keeps its doc comment`);
+  }
+});
+
+test('json-utility-service/server embeds the service under any prefix', async (t) => {
+  const { buildApp } = (await import('json-utility-service/server')) as typeof import('../src/server.js');
+  const app = await buildApp({}, { logger: false, prefix: '/tools/json' });
+  t.after(() => app.close());
+  assert.equal((await app.inject({ method: 'GET', url: '/tools/json/isEven/4' })).body, '{"ret":true}');
+  assert.equal((await app.inject({ method: 'GET', url: '/tools/json/openapi.json' })).statusCode, 200);
+  assert.equal((await app.inject({ method: 'GET', url: '/tools/json/docs' })).statusCode, 200);
+  assert.equal((await app.inject({ method: 'GET', url: '/api/isEven/4' })).statusCode, 404);
+  const legacy = await app.inject({ method: 'POST', url: '/is-odd', headers: { 'content-type': 'application/json' }, payload: '{"number":3}' });
+  assert.equal(legacy.headers.link, '</tools/json/isOdd>; rel="successor-version"');
+  await assert.rejects(buildApp({}, { logger: false, prefix: 'api/' }), /prefix must look like/);
+});
