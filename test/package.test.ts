@@ -4,6 +4,9 @@ import { test } from 'node:test';
 import { promisify } from 'node:util';
 
 const root = new URL('..', import.meta.url).pathname;
+// Imported by name, as a user would; held in a variable so that the typecheck, which runs before
+// prepack has compiled dist/, does not look for it.
+const PACKAGE = 'json-utility-service';
 
 test('npm pack ships the compiled library, its types and the entry points, and nothing else', async () => {
   // prepack compiles to dist/ first, so the imports below use what a user would install.
@@ -16,7 +19,7 @@ test('npm pack ships the compiled library, its types and the entry points, and n
 });
 
 test('the package exports the pure operations, each documented with an example', async () => {
-  const library = (await import('json-utility-service')) as typeof import('../src/core/index.js');
+  const library = (await import(PACKAGE)) as typeof import('../src/core/index.js');
   assert.deepEqual(library.sort([10, 9, 1.5]), [1.5, 9, 10]);
   assert.equal(library.isEven('9007199254740993'), false);
   assert.equal(library.isOdd('0x1F'), true);
@@ -33,7 +36,7 @@ test('the package exports the pure operations, each documented with an example',
 });
 
 test('json-utility-service/server embeds the service under any prefix', async (t) => {
-  const { buildApp } = (await import('json-utility-service/server')) as typeof import('../src/server.js');
+  const { buildApp } = (await import(`${PACKAGE}/server`)) as typeof import('../src/server.js');
   const app = await buildApp({}, { logger: false, prefix: '/tools/json' });
   t.after(() => app.close());
   assert.equal((await app.inject({ method: 'GET', url: '/tools/json/isEven/4' })).body, '{"ret":true}');
