@@ -1,0 +1,120 @@
+#!/usr/bin/env node
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { InputError, isEven, isNumber, isOdd, sort, stringSplit, toString, type JsonValue } from './core/index.js';
+import { readConfig, run } from './run.js';
+
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+
+const HELP = `json-utility ${version}: exact JSON utilities, as a service or one call at a time
+
+Usage:
+  json-utility serve [--port N] [--host H] [--workers N|auto]
+                                   serve the HTTP API (flags override PORT, HOST, WORKERS)
+  json-utility isEven <number>     {"ret":true|false}; exact at any size ("9007199254740993")
+  json-utility isOdd <number>
+  json-utility isNumber <text>     whether the text is written as a number
+  json-utility sort [json-array]   {"sortedArray":[...]}; the array from stdin when not given
+                                   --desc for descending, --locale TAG for a locale's collation
+  json-utility toString [json]     {"ret":"..."}: RFC 8785 canonical text; the value from stdin when not given
+  json-utility stringSplit <string> [separator]
+                                   {"ret":[...]}; an empty separator splits into characters
+  json-utility --help | --version
+
+A negative number goes after --, as in: json-utility isOdd -- -7
+
+Prints the same JSON as the HTTP API. Bad input: exit code 1 and the problem on stderr.
+Every setting of \`serve\` is also an environment variable: see the README's Configuration table.`;
+
+class UsageError extends Error {}
+
+function readJson(text: string): JsonValue {
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch (error) {
+    throw new InputError(`is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+function argumentOrStdin(positionals: string[]): string {
+  if (positionals[0] !== undefined) return positionals[0];
+  if (process.stdin.isTTY) throw new UsageError('give the value as an argument or on standard input');
+  return readFileSync(0, 'utf8');
+}
+
+function required(positionals: string[], what: string): string {
+  const value = positionals[0];
+  if (value === undefined) throw new UsageError(`missing ${what}`);
+  return value;
+}
+
+type Command = (positionals: string[], flags: Record<string, string | boolean | undefined>) => unknown;
+
+const COMMANDS = new Map<string, Command>([
+  ['isEven', (p) => ({ ret: isEven(required(p, '<number>')) })],
+  ['isOdd', (p) => ({ ret: isOdd(required(p, '<number>')) })],
+  ['isNumber', (p) => ({ ret: isNumber(required(p, '<text>')) })],
+  [
+    'sort',
+    (p, flags) => {
+      const values = readJson(argumentOrStdin(p));
+      if (!Array.isArray(values)) throw new InputError('must be an array of JSON values');
+      return { sortedArray: sort(values, { order: flags.desc === true ? 'desc' : 'asc', locale: flags.locale as string | undefined }) };
+    },
+  ],
+  ['toString', (p) => ({ ret: toString(readJson(argumentOrStdin(p))) })],
+  ['stringSplit', (p) => ({ ret: stringSplit(required(p, '<string>'), p[1]) })],
+]);
+
+async function main(argv: string[]): Promise<number> {
+  const { values: flags, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'v' },
+      port: { type: 'string' },
+      host: { type: 'string' },
+      workers: { type: 'string' },
+      desc: { type: 'boolean' },
+      locale: { type: 'string' },
+    },
+  });
+  const [command, ...rest] = positionals;
+  if (flags.version) return print(version);
+  if (flags.help || command === undefined) return print(HELP);
+
+  if (command === 'serve') {
+    const env = { ...process.env };
+    if (flags.port !== undefined) env.PORT = flags.port;
+    if (flags.host !== undefined) env.HOST = flags.host;
+    if (flags.workers !== undefined) env.WORKERS = flags.workers;
+    await run(readConfig(env));
+    return -1; // keeps running
+  }
+  const operation = COMMANDS.get(command);
+  if (operation === undefined) throw new UsageError(`unknown command "${command}"; see --help`);
+  return print(JSON.stringify(operation(rest, flags)));
+}
+
+function print(text: string): number {
+  process.stdout.write(`${text}\n`);
+  return 0;
+}
+
+try {
+  const code = await main(process.argv.slice(2));
+  if (code >= 0) process.exitCode = code;
+} catch (error) {
+  if (error instanceof InputError) {
+    const where = `/input${error.path.map((token) => `/${String(token)}`).join('')}`;
+    process.stderr.write(`${where} ${error.message}\n`);
+    process.exitCode = 1;
+  } else if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    process.stderr.write(`${(error as Error).message}\n\n${HELP}\n`);
+    process.exitCode = 2;
+  } else {
+    throw error;
+  }
+}

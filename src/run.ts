@@ -1,0 +1,126 @@
+import cluster, { type Worker } from 'node:cluster';
+import { availableParallelism } from 'node:os';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { serveClusterMetrics } from './http/metrics.js';
+import { DOCS_PATH } from './http/openapi.js';
+import { buildApp } from './server.js';
+
+/**
+ * Running the service: one process, or with WORKERS > 1 a primary that keeps that many workers
+ * serving one port (node:cluster), replaces any that crash, and drains them all on SIGTERM/SIGINT.
+ */
+
+const SIGNALS = ['SIGTERM', 'SIGINT'] as const;
+const LISTENING = 'json-utility:listening';
+const RESTART_DELAY_MS = 200;
+
+/** The configuration from `env`, or exit 2 with a message naming each bad variable. */
+export function readConfig(env: Readonly<Record<string, string | undefined>> = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`Invalid configuration:\n${error.message}\n`);
+    process.exit(2);
+  }
+}
+
+function announce(address: string, workers: number): void {
+  const base = address.replace('://[::1]', '://localhost');
+  const across = workers > 1 ? ` (${workers} workers)` : '';
+  process.stdout.write(`JSON utility service listening on ${base}${across}\nAPI docs: ${base}${DOCS_PATH}\n`);
+}
+
+/** Serves in this process; on a signal: readiness off, drain delay, stop accepting, finish, exit 0. */
+async function serve(config: Config, workers: number): Promise<void> {
+  // Listening for signals before the app is built: one that comes while it starts still drains cleanly.
+  let stopRequested: string | undefined;
+  let stop: (signal: string) => void = (signal) => {
+    stopRequested ??= signal;
+  };
+  for (const signal of SIGNALS) process.on(signal, () => stop(signal));
+
+  const app = await buildApp(config);
+  let stopping = false;
+  stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.lifecycle.ready = false;
+    app.log.info({ signal, drainDelayMs: config.drainDelayMs }, 'shutting down: readiness off, draining');
+    // Past the deadline, whatever is still open is cut and the exit code says so.
+    setTimeout(() => {
+      app.log.error({ shutdownTimeoutMs: config.shutdownTimeoutMs }, 'shutdown deadline passed; exiting with requests unfinished');
+      process.exit(1);
+    }, config.shutdownTimeoutMs).unref();
+    setTimeout(() => {
+      app.close().then(
+        () => {
+          app.log.info('closed: every request answered');
+          process.exit(0);
+        },
+        (error: unknown) => {
+          app.log.error({ err: error }, 'close failed');
+          process.exit(1);
+        },
+      );
+    }, config.drainDelayMs);
+  };
+  if (stopRequested !== undefined) {
+    stop(stopRequested);
+    return;
+  }
+
+  const address = await app.listen({ port: config.port, host: config.host });
+  app.log.info({ address, docs: `${address}${DOCS_PATH}` }, 'listening');
+  if (cluster.isWorker) process.send?.({ type: LISTENING, address });
+  else announce(address, workers);
+}
+
+/** Keeps `count` workers running until a signal; then waits for all of them to drain. */
+function supervise(config: Config, count: number): void {
+  let stopping = false;
+  let announced = false;
+  let exitCode = 0;
+  serveClusterMetrics();
+  const fork = (): Worker => cluster.fork();
+
+  // Announced once every first-generation worker listens, so that the whole pool is up.
+  let listening = 0;
+  cluster.on('message', (_worker, message: { type?: string; address?: string }) => {
+    if (message?.type !== LISTENING || message.address === undefined || announced) return;
+    if (++listening === count) {
+      announced = true;
+      announce(message.address, count);
+    }
+  });
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) {
+      if (code !== 0) {
+        exitCode = 1;
+        process.stderr.write(`${JSON.stringify({ level: 50, time: Date.now(), msg: 'worker ended badly while draining', pid: worker.process.pid, code, signal })}\n`);
+      }
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(exitCode);
+      return;
+    }
+    process.stderr.write(`${JSON.stringify({ level: 50, time: Date.now(), msg: 'worker died; starting another', pid: worker.process.pid, code, signal })}\n`);
+    // A short pause, so that a worker failing at start cannot spin the primary.
+    setTimeout(fork, RESTART_DELAY_MS);
+  });
+
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    setTimeout(() => process.exit(1), config.shutdownTimeoutMs + 1000).unref();
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal);
+  };
+  for (const signal of SIGNALS) process.on(signal, () => stop(signal));
+
+  for (let i = 0; i < count; i++) fork();
+}
+
+/** Serves with this configuration: in this process, or as the primary of WORKERS processes. */
+export async function run(config: Config): Promise<void> {
+  const workers = config.workers === 'auto' ? availableParallelism() : config.workers;
+  if (workers > 1 && cluster.isPrimary) supervise(config, workers);
+  else await serve(config, workers);
+}

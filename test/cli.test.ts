@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { before, describe, test } from 'node:test';
+import { promisify } from 'node:util';
+
+const root = new URL('..', import.meta.url).pathname;
+const BIN = `${root}dist/cli.js`;
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the compiled binary, as `npx json-utility` would, with `stdin` as its standard input. */
+async function cli(args: string[], stdin?: string): Promise<Result> {
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  child.stdin.end(stdin ?? '');
+  const [code] = await once(child, 'exit');
+  return { code: code as number | null, stdout, stderr };
+}
+
+describe('the json-utility binary', () => {
+  before(async () => {
+    await promisify(execFile)('npm', ['run', 'build'], { cwd: root });
+  });
+
+  const CALLS: Array<[string[], string | undefined, string]> = [
+    [['isEven', '9007199254740993'], undefined, '{"ret":false}'],
+    [['isOdd', '0x1F'], undefined, '{"ret":true}'],
+    [['isOdd', '--', '-7'], undefined, '{"ret":true}'],
+    [['isNumber', ' -1.5e3 '], undefined, '{"ret":true}'],
+    [['isNumber', '12px'], undefined, '{"ret":false}'],
+    [['sort'], '[3,1,2]', '{"sortedArray":[1,2,3]}'],
+    [['sort', '["b","a","B"]', '--locale', 'en', '--desc'], undefined, '{"sortedArray":["B","b","a"]}'],
+    [['toString', '{"b":[1.0,1e21],"a":"é"}'], undefined, '{"ret":"{\\"a\\":\\"é\\",\\"b\\":[1,1e+21]}"}'],
+    [['toString'], '"text"', '{"ret":"text"}'],
+    [['stringSplit', 'a,b,,c', ','], undefined, '{"ret":["a","b","","c"]}'],
+    [['stringSplit', '👍🏽e\u0301', ''], undefined, '{"ret":["👍🏽","e\u0301"]}'],
+  ];
+  for (const [args, stdin, expected] of CALLS) {
+    test(`${[...args].map((a) => JSON.stringify(a)).join(' ')}${stdin === undefined ? '' : ` < ${stdin}`} prints ${expected}`, async () => {
+      assert.deepEqual(await cli(args, stdin), { code: 0, stdout: `${expected}\n`, stderr: '' });
+    });
+  }
+
+  const BAD: Array<[string[], string | undefined, string]> = [
+    [['isEven', '2.5'], undefined, '/input must be an integer'],
+    [['isOdd', 'abc'], undefined, '/input must be a number, or a string in numeric notation such as "42", "-1e3" or "0x1F"'],
+    [['sort'], '{"not":"an array"}', '/input must be an array of JSON values'],
+    [['sort'], '[1,', "/input is not valid JSON: Unexpected end of JSON input"],
+    [['toString', '[1e400]'], undefined, '/input/0 is a number beyond the range of a double, which has no canonical form'],
+  ];
+  for (const [args, stdin, detail] of BAD) {
+    test(`${args.join(' ')}${stdin === undefined ? '' : ` < ${stdin}`} exits 1 with: ${detail}`, async () => {
+      assert.deepEqual(await cli(args, stdin), { code: 1, stdout: '', stderr: `${detail}\n` });
+    });
+  }
+
+  test('--version prints the package version; --help the usage', async () => {
+    assert.deepEqual(await cli(['--version']), { code: 0, stdout: '1.0.0\n', stderr: '' });
+    const help = await cli(['--help']);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /^json-utility 1\.0\.0: /);
+    for (const command of ['serve', 'isEven', 'isOdd', 'isNumber', 'sort', 'toString', 'stringSplit']) assert.match(help.stdout, new RegExp(`json-utility ${command}\\b`));
+  });
+
+  test('an unknown command or flag exits 2 with the usage', async () => {
+    const unknown = await cli(['frobnicate']);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /^unknown command "frobnicate"; see --help\n/);
+    assert.equal((await cli(['isEven', '--nope', '2'])).code, 2);
+  });
+
+  test('serve: flags override the environment; SIGTERM stops it cleanly', async () => {
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--workers', '1'], {
+      env: { ...process.env, PORT: '1', HOST: '192.0.2.1', WORKERS: '4', DRAIN_DELAY_MS: '0', LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    const exited = once(child, 'exit');
+    while (!/listening on (\S+)\n/.test(stdout)) await new Promise((resolve) => setTimeout(resolve, 25));
+    const base = /listening on (\S+)\n/.exec(stdout)?.[1] as string;
+    assert.match(base, /^http:\/\/127\.0\.0\.1:\d+$/);
+    assert.doesNotMatch(stdout, /workers/);
+    assert.deepEqual(await (await fetch(`${base}/api/isOdd/7`)).json(), { ret: true });
+    child.kill('SIGTERM');
+    assert.deepEqual(await exited, [0, null]);
+  });
+});
