@@ -13,7 +13,7 @@ test('npm pack ships the compiled library, its types and the entry points, and n
   const { stdout } = await promisify(execFile)('npm', ['pack', '--dry-run', '--json', '--ignore-scripts=false'], { cwd: root, maxBuffer: 10 * 1024 * 1024 });
   const files = (JSON.parse(stdout.slice(stdout.indexOf('['))) as Array<{ files: Array<{ path: string }> }>)[0]?.files.map((f) => f.path) ?? [];
   for (const path of files) assert.match(path, /^(dist\/.*\.(js|d\.ts)|package\.json|README\.md)$/, path);
-  for (const needed of ['dist/core/index.js', 'dist/core/index.d.ts', 'dist/server.js', 'dist/server.d.ts', 'dist/main.js', 'package.json', 'README.md']) {
+  for (const needed of ['dist/core/index.js', 'dist/core/index.d.ts', 'dist/server.js', 'dist/server.d.ts', 'dist/main.js', 'dist/cli.js', 'dist/client/index.js', 'dist/client/index.d.ts', 'package.json', 'README.md']) {
     assert.ok(files.includes(needed), needed);
   }
 });
@@ -33,6 +33,12 @@ test('the package exports the pure operations, each documented with an example',
     const declaration = await readFile(new URL(`../dist/core/${file}.d.ts`, import.meta.url), 'utf8');
     assert.match(declaration, /@example/, `${file}.d.ts keeps its doc comment`);
   }
+});
+
+test('json-utility-service/client exports the typed client', async () => {
+  const { createClient, ProblemError } = (await import(`${PACKAGE}/client`)) as typeof import('../src/client/index.js');
+  assert.equal(typeof createClient({ baseUrl: 'http://127.0.0.1:1' }).isEven, 'function');
+  assert.equal(new ProblemError({ status: 400, detail: 'x' }).status, 400);
 });
 
 test('json-utility-service/server embeds the service under any prefix', async (t) => {

@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { before, after, describe, test } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { generateClientSource, TARGET } from '../scripts/generate-client.js';
+import { ProblemError, createClient, type Client } from '../src/client/index.js';
+import { OPERATIONS } from '../src/client/operations.generated.js';
+import { buildApp } from '../src/server.js';
+
+test('the generated client types are those of the current OpenAPI document (npm run generate:client)', async () => {
+  assert.equal(readFileSync(TARGET, 'utf8'), await generateClientSource());
+});
+
+describe('createClient against the running service', () => {
+  let app: FastifyInstance;
+  let client: Client;
+  before(async () => {
+    app = await buildApp({}, { logger: false });
+    const base = await app.listen({ port: 0, host: '127.0.0.1' });
+    client = createClient({ baseUrl: `${base}/`, headers: { 'x-request-id': 'client-test' } });
+  });
+  after(() => app.close());
+
+  test('one method per operation of the document, legacy included', () => {
+    assert.deepEqual(Object.keys(client).sort(), Object.keys(OPERATIONS).sort());
+    assert.equal(Object.keys(client).length, 13);
+  });
+
+  test('every operation answers through its method', async () => {
+    assert.deepEqual(await client.sort({ input: [3, 'a', 1, null], order: 'desc' }), { sortedArray: ['a', 3, 1, null] });
+    assert.deepEqual(await client.isEven({ input: '9007199254740993' }), { ret: false });
+    assert.deepEqual(await client.isOdd({ input: 7 }), { ret: true });
+    assert.deepEqual(await client.isEvenByPath({ number: '123456789012345678901234567890' }), { ret: true });
+    assert.deepEqual(await client.isOddByPath({ number: ' 7 ' }), { ret: true });
+    assert.deepEqual(await client.isNumber({ input: '0x1F' }), { ret: true });
+    assert.deepEqual(await client.isNumberByPath({ number: '12px/3' }), { ret: false });
+    assert.deepEqual(await client.toString({ input: { b: 1, a: [true] } }), { ret: '{"a":[true],"b":1}' });
+    assert.deepEqual(await client.stringSplit({ input: { string: 'a,b', seperator: ',' } }), { ret: ['a', 'b'] });
+    assert.deepEqual(await client.legacySort({ array: [2, 1] }), { sortedArray: [1, 2] });
+    assert.deepEqual(await client.legacyIsOdd({ number: 9 }), { number: 9, isOdd: true });
+    assert.deepEqual(await client.legacyIsEven({ number: '10' }), { number: '10', isEven: true });
+    assert.deepEqual(await client.legacyToString({ number: [1.0, 'x'] }), { ret: '[1,"x"]' });
+  });
+
+  test('an error answer rejects with a typed ProblemError', async () => {
+    const rejection = await client.isEven({ input: 2.5 }).then(
+      () => assert.fail('resolved'),
+      (error: unknown) => error,
+    );
+    assert.ok(rejection instanceof ProblemError);
+    assert.equal(rejection.status, 400);
+    assert.equal(rejection.title, 'Bad Request');
+    assert.equal(rejection.type, 'about:blank');
+    assert.equal(rejection.detail, '/input must be an integer');
+    assert.deepEqual(rejection.errors, [{ pointer: '/input', detail: '/input must be an integer' }]);
+    await assert.rejects(client.isOddByPath({ number: 'abc' }), (error: unknown) => error instanceof ProblemError && error.status === 400 && error.errors.length === 0);
+  });
+
+  test('a non-problem error answer still becomes a ProblemError', async () => {
+    const fake = createClient({ baseUrl: 'http://unused.invalid', fetch: async () => new Response('<html>bad gateway</html>', { status: 502, statusText: 'Bad Gateway' }) });
+    await assert.rejects(fake.isEvenByPath({ number: '2' }), (error: unknown) => error instanceof ProblemError && error.status === 502 && error.title === 'Bad Gateway');
+  });
+});
