@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { SETTINGS } from '../src/config.js';
@@ -53,4 +54,35 @@ for (const example of examples()) {
 test('the README tables are the ones generated from the config module and the legacy route table (npm run readme:tables)', () => {
   assert.equal(readme, readmeWithTables(readme));
   for (const setting of Object.values(SETTINGS)) assert.ok(readme.includes(`| \`${setting.env}\` |`), setting.env);
+});
+
+/** Splits a shell line the way the README writes them: words and single-quoted strings. */
+function words(line: string): string[] {
+  return [...line.matchAll(/'([^']*)'|(\S+)/g)].map((match) => match[1] ?? (match[2] as string));
+}
+
+test('every `$ json-utility` example of the README prints what the README shows', () => {
+  execFileSync('npm', ['run', 'build'], { cwd: new URL('..', import.meta.url).pathname, stdio: 'ignore' });
+  const cli = new URL('../dist/cli.js', import.meta.url).pathname;
+  const lines = readme.split('\n');
+  let checked = 0;
+  lines.forEach((line, index) => {
+    const match = /^\$ (?:echo '([^']*)' \| )?json-utility (.*?)(; echo "exit \$\?")?$/.exec(line);
+    if (match === null || match[2]?.startsWith('serve')) return;
+    const [, stdin, command, showsExit] = match;
+    let output: string;
+    let code = 0;
+    try {
+      output = execFileSync(process.execPath, [cli, ...words(command as string)], { input: stdin === undefined ? '' : `${stdin}\n`, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
+    } catch (error) {
+      const failed = error as { status: number; stdout: string; stderr: string };
+      code = failed.status;
+      output = failed.stdout + failed.stderr;
+    }
+    if (showsExit !== undefined) output += `exit ${code}\n`;
+    const expected = lines.slice(index + 1, index + 1 + output.trimEnd().split('\n').length).join('\n');
+    assert.equal(output.trimEnd(), expected, line);
+    checked++;
+  });
+  assert.ok(checked >= 4, `${checked} examples checked`);
 });
