@@ -92,7 +92,9 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
   app.decorate('lifecycle', lifecycle);
   const { isClosing } = drainGracefully(app.server);
   const metrics = createHttpMetrics();
-  observeRequests(app, metrics, isClosing);
+  // From the first moment of shutdown, responses ask clients to reconnect: new connections still
+  // reach this process during the drain delay, and by the close few keep-alive ones are left.
+  observeRequests(app, metrics, () => !lifecycle.ready || isClosing());
 
   // JSON is the only media type taken (CONTRACT §1): Fastify's text/plain parser goes too.
   app.removeAllContentTypeParsers();

@@ -25,13 +25,13 @@ export function requestIdOf(request: { headers: Record<string, string | string[]
  * `x-request-id`; every response is counted in the metrics; and once shutdown begins every
  * response says `Connection: close`, so clients stop reusing the connection.
  */
-export function observeRequests(app: FastifyInstance, metrics: HttpMetrics, isClosing: () => boolean): void {
+export function observeRequests(app: FastifyInstance, metrics: HttpMetrics, shuttingDown: () => boolean): void {
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     done();
   });
   app.addHook('onSend', (_request, reply, payload, done) => {
-    if (isClosing()) reply.header('connection', 'close');
+    if (shuttingDown()) reply.header('connection', 'close');
     done(null, payload);
   });
   app.addHook('onResponse', (request: FastifyRequest, reply, done) => {

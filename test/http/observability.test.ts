@@ -22,6 +22,13 @@ describe('probes', () => {
     assert.equal(response.headers['content-type'], 'application/problem+json; charset=utf-8');
     assert.equal((response.json() as { detail: string }).detail, 'The service is shutting down and takes no new traffic');
   });
+  test('from the moment shutdown begins, every response says Connection: close', async (t) => {
+    const app = await build(t);
+    assert.equal((await app.inject({ method: 'GET', url: '/api/isEven/2' })).headers.connection, 'keep-alive');
+    app.lifecycle.ready = false;
+    assert.equal((await app.inject({ method: 'GET', url: '/api/isEven/2' })).headers.connection, 'close');
+    assert.equal((await app.inject({ method: 'GET', url: '/readyz' })).headers.connection, 'close');
+  });
   test('probes are not in the OpenAPI document, which describes the operations', async (t) => {
     const app = await build(t);
     const { paths } = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json() as { paths: Record<string, unknown> };
