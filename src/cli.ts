@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { InputError, isEven, isNumber, isOdd, sort, stringSplit, toString, type JsonValue } from './core/index.js';
+import { InputError, isEven, isNumber, isOdd, sort, stringSplit, toJsonPointer, toString, type JsonValue } from './core/index.js';
 import { readConfig, run } from './run.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -108,8 +108,7 @@ try {
   if (code >= 0) process.exitCode = code;
 } catch (error) {
   if (error instanceof InputError) {
-    const where = `/input${error.path.map((token) => `/${String(token)}`).join('')}`;
-    process.stderr.write(`${where} ${error.message}\n`);
+    process.stderr.write(`${toJsonPointer(error.path, '/input')} ${error.message}\n`);
     process.exitCode = 1;
   } else if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
     process.stderr.write(`${(error as Error).message}\n\n${HELP}\n`);

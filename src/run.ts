@@ -84,18 +84,22 @@ function supervise(config: Config, count: number): void {
   serveClusterMetrics();
   const fork = (): Worker => cluster.fork();
 
-  // Announced once every first-generation worker listens, so that the whole pool is up.
-  let listening = 0;
-  cluster.on('message', (_worker, message: { type?: string; address?: string }) => {
-    if (message?.type !== LISTENING || message.address === undefined || announced) return;
-    if (++listening === count) {
+  // Workers that listen can be drained; one still starting has no request and is simply stopped.
+  const listening = new Set<number>();
+  const stoppedWhileStarting = new Set<number>();
+  cluster.on('message', (worker, message: { type?: string; address?: string }) => {
+    if (message?.type !== LISTENING || message.address === undefined) return;
+    listening.add(worker.id);
+    // Announced once the whole first pool is up.
+    if (!announced && listening.size === count) {
       announced = true;
       announce(message.address, count);
     }
   });
   cluster.on('exit', (worker, code, signal) => {
+    listening.delete(worker.id);
     if (stopping) {
-      if (code !== 0) {
+      if (code !== 0 && !stoppedWhileStarting.has(worker.id)) {
         exitCode = 1;
         process.stderr.write(`${JSON.stringify({ level: 50, time: Date.now(), msg: 'worker ended badly while draining', pid: worker.process.pid, code, signal })}\n`);
       }
@@ -104,14 +108,24 @@ function supervise(config: Config, count: number): void {
     }
     process.stderr.write(`${JSON.stringify({ level: 50, time: Date.now(), msg: 'worker died; starting another', pid: worker.process.pid, code, signal })}\n`);
     // A short pause, so that a worker failing at start cannot spin the primary.
-    setTimeout(fork, RESTART_DELAY_MS);
+    setTimeout(() => stopping || fork(), RESTART_DELAY_MS);
   });
 
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
     setTimeout(() => process.exit(1), config.shutdownTimeoutMs + 1000).unref();
-    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal);
+    const workers = Object.values(cluster.workers ?? {});
+    if (workers.length === 0) process.exit(0);
+    for (const worker of workers) {
+      if (worker === undefined) continue;
+      if (listening.has(worker.id)) {
+        worker.process.kill(signal);
+      } else {
+        stoppedWhileStarting.add(worker.id);
+        worker.process.kill('SIGKILL');
+      }
+    }
   };
   for (const signal of SIGNALS) process.on(signal, () => stop(signal));
 

@@ -45,3 +45,17 @@ test('WORKERS=2: two processes serve one port, metrics add up across them, a kil
   assert.equal(await server.exited, 0, server.errors());
   assert.deepEqual(workersOf(primary), []);
 });
+
+test('WORKERS=2: SIGTERM while a replacement worker is still starting stops it and still exits 0', async (t) => {
+  const server = await startServer(t, { WORKERS: '2', DRAIN_DELAY_MS: '0' });
+  const primary = server.child.pid as number;
+  process.kill(workersOf(primary)[0] as number, 'SIGKILL');
+  const deadline = Date.now() + 10_000;
+  while (workersOf(primary).length < 2) {
+    assert.ok(Date.now() < deadline, 'no replacement');
+    await sleep(10);
+  }
+  server.child.kill('SIGTERM'); // the replacement is still loading its modules
+  assert.equal(await server.exited, 0, server.errors());
+  assert.deepEqual(workersOf(primary), []);
+});

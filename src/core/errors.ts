@@ -16,3 +16,15 @@ export class InputError extends Error {
     this.path = path;
   }
 }
+
+/**
+ * The JSON Pointer (RFC 6901) of `path` below `base`; `~` is written `~0` and `/` is written `~1`.
+ *
+ * @example
+ * toJsonPointer(['a/b', 0], '/input') //=> '/input/a~1b/0'
+ */
+export function toJsonPointer(path: JsonPath, base = ''): string {
+  let pointer = base;
+  for (const token of path) pointer += '/' + String(token).replaceAll('~', '~0').replaceAll('/', '~1');
+  return pointer;
+}

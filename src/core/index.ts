@@ -7,5 +7,5 @@ export { canonicalJson } from './canonical-json.js';
 export { compareCodePoints } from './code-point-order.js';
 export { splitGraphemes } from './graphemes.js';
 export { parseNumericText, type NumericNotation } from './numeric-text.js';
-export { InputError } from './errors.js';
+export { InputError, toJsonPointer } from './errors.js';
 export type { JsonValue, JsonPath } from './json.js';

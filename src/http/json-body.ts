@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import { ProblemError, fieldProblem, pointerTo } from './problem.js';
+import { toJsonPointer } from '../core/index.js';
+import { ProblemError, fieldProblem } from './problem.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -126,7 +127,7 @@ function findDepthViolation(text: string, limit: number): string | undefined {
 
 function pointerOfKey(quotedKey: string): string {
   try {
-    return pointerTo('', [JSON.parse(quotedKey) as string]);
+    return toJsonPointer([JSON.parse(quotedKey) as string]);
   } catch {
     return '';
   }

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { InputError, type JsonPath } from '../core/index.js';
+import { InputError, toJsonPointer } from '../core/index.js';
 
 /** One offending field of the request body, as a JSON Pointer (RFC 6901). */
 export interface FieldError {
@@ -26,7 +26,6 @@ export class ProblemError extends Error {
     readonly status: number,
     detail: string,
     readonly errors?: FieldError[],
-    readonly headers?: Readonly<Record<string, string>>,
   ) {
     super(detail);
   }
@@ -41,13 +40,6 @@ export function problemOf(status: number, detail: string, errors?: FieldError[])
   return problem;
 }
 
-/** RFC 6901 §3: `~` is written `~0` and `/` is written `~1`. */
-export function pointerTo(base: string, path: JsonPath = []): string {
-  let pointer = base;
-  for (const token of path) pointer += '/' + String(token).replaceAll('~', '~0').replaceAll('/', '~1');
-  return pointer;
-}
-
 /** The 400 (or given status) for one bad field; `detail` names the field. */
 export function fieldProblem(pointer: string, message: string, status = 400): ProblemError {
   const detail = `${pointer === '' ? 'The request body' : pointer} ${message}`;
@@ -59,7 +51,7 @@ export function fromCore<T>(pointer: string, operation: () => T): T {
   try {
     return operation();
   } catch (error) {
-    if (error instanceof InputError) throw fieldProblem(pointerTo(pointer, error.path), error.message);
+    if (error instanceof InputError) throw fieldProblem(toJsonPointer(error.path, pointer), error.message);
     throw error;
   }
 }
@@ -84,7 +76,7 @@ function validationProblem(errors: readonly AjvError[]): Problem {
   const byPointer = new Map<string, FieldError & { fromSchema: boolean }>();
   for (const error of errors) {
     const missing = error.keyword === 'required' ? String(error.params.missingProperty) : undefined;
-    const pointer = missing === undefined ? error.instancePath : pointerTo(error.instancePath, [missing]);
+    const pointer = missing === undefined ? error.instancePath : toJsonPointer([missing], error.instancePath);
     const expected = error.parentSchema?.[EXPECTED];
     const message =
       missing !== undefined ? 'is required' : typeof expected === 'string' ? `must be ${expected}` : (error.message ?? 'is invalid');
@@ -127,7 +119,6 @@ export function problemErrorHandler(bodyLimit: number) {
   return function handleError(this: unknown, error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
     const problem = toProblem(error, bodyLimit);
     if (problem.status >= 500 && problem.status !== 503) request.log.error({ err: error }, 'request failed');
-    if (error instanceof ProblemError && error.headers !== undefined) reply.headers(error.headers);
     return sendProblem(reply, problem);
   };
 }
