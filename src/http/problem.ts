@@ -57,6 +57,7 @@ export function fromCore<T>(pointer: string, operation: () => T): T {
 }
 
 export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply {
+  reply.raw.statusMessage = problem.title; // the status line says what the body's title says
   // Sent as a string so that no route's response schema reshapes it.
   return reply.code(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));
 }

@@ -27,6 +27,40 @@ describe('limits (CONTRACT §3), each at its edge', () => {
     });
   });
 
+  describe('BODY_LIMIT, on the wire: refused before the body is read', () => {
+    async function answerTo(head: string, bodyStart: string): Promise<string> {
+      const app = await buildApp({ bodyLimit: 1000 }, { logger: false });
+      try {
+        await app.listen({ port: 0, host: '127.0.0.1' });
+        const socket = connect((app.server.address() as { port: number }).port, '127.0.0.1');
+        socket.on('error', () => {});
+        // The request is never finished: only an early answer can arrive.
+        socket.write(`POST /api/isNumber HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${head}\r\n${bodyStart}`);
+        return await new Promise<string>((resolve) => {
+          let received = '';
+          socket.on('data', (chunk) => {
+            received += chunk;
+            if (received.includes('}')) resolve(received);
+          });
+          setTimeout(() => resolve(received), 3000);
+        }).finally(() => socket.destroy());
+      } finally {
+        await app.close();
+      }
+    }
+    test('Content-Length one byte over the limit: 413 at once, nothing of the body sent', async () => {
+      const answer = await answerTo('Content-Length: 1001\r\n', '');
+      assert.match(answer, /^HTTP\/1\.1 413 Content Too Large\r\n/);
+      assert.match(answer, /"detail":"The request body is larger than the limit of 1000 bytes \(BODY_LIMIT\)"/);
+    });
+    test('chunked: 413 as soon as the chunks pass the limit, while the client is still sending', async () => {
+      const chunk = `{"input":"${'x'.repeat(1000)}`;
+      const answer = await answerTo('Transfer-Encoding: chunked\r\n', `${chunk.length.toString(16)}\r\n${chunk}\r\n`);
+      assert.match(answer, /^HTTP\/1\.1 413 Content Too Large\r\n/);
+      assert.match(answer, /application\/problem\+json/);
+    });
+  });
+
   describe('SORT_MAX_LENGTH', () => {
     test('defaults to 1,000,000: exactly that many elements sort', async (t) => {
       const app = await build(t);
