@@ -84,8 +84,25 @@ export function sort(values: readonly JsonValue[], options: SortOptions = {}): J
   if (numbers === values.length) return sortNumbers(values as readonly number[], order);
   if (strings === values.length) return sortStrings(values as readonly string[], order, collator);
   for (let i = 0; i < values.length; i++) assertJson(values[i], [i]);
-  const compare = valueComparator(collator);
-  return values.slice().sort(order === 'asc' ? compare : (a, b) => compare(b, a));
+  return sortMixed(values, order, valueComparator(collator));
+}
+
+/**
+ * Sorts positions rather than values, with each element's rank and, for an object, its canonical
+ * text worked out once up front instead of at every comparison.
+ */
+function sortMixed(values: readonly JsonValue[], order: SortOrder, compare: Compare<JsonValue>): JsonValue[] {
+  const ranks = values.map(rankOf);
+  const texts = values.map((value, i) => (ranks[i] === Rank.Object ? canonicalJson(value, 'escape') : ''));
+  const compareAt = (i: number, j: number): number => {
+    const rank = ranks[i] as Rank;
+    const difference = rank - (ranks[j] as Rank);
+    if (difference !== 0) return difference;
+    return rank === Rank.Object ? compareCodePoints(texts[i] as string, texts[j] as string) : compare(values[i] as JsonValue, values[j] as JsonValue);
+  };
+  const positions = values.map((_, i) => i);
+  positions.sort(order === 'asc' ? compareAt : (i, j) => compareAt(j, i));
+  return positions.map((i) => values[i] as JsonValue);
 }
 
 function sortNumbers(values: readonly number[], order: SortOrder): number[] {
