@@ -84,6 +84,9 @@ const body = fc.oneof(
   jsonText.map((input) => `{"input":${input}}`),
   fc.tuple(fc.constantFrom('input', 'array', 'number'), jsonText).map(([field, value]) => `{"${field}":${value}}`),
   jsonText.map((value) => `{"input":{"string":${value},"seperator":${value}}}`),
+  fc.tuple(jsonText, jsonText, jsonText).map(([input, order, locale]) => `{"input":${input},"order":${order},"locale":${locale}}`),
+  fc.tuple(fc.array(fc.jsonValue({ maxDepth: 1 }), { maxLength: 6 }), fc.constantFrom('"asc"', '"desc"', 'null'), fc.constantFrom('"en"', '"sv"', '"not a tag"', '""', '1'))
+    .map(([input, order, locale]) => `{"input":${JSON.stringify(input)},"order":${order},"locale":${locale}}`),
   jsonText,
   jsonText.map((text) => text.slice(0, Math.max(0, text.length - 1))), // truncated
   fc.string({ unit: 'binary', maxLength: 40 }),
