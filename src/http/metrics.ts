@@ -22,7 +22,6 @@ function processMetrics(): Registry {
 }
 
 export interface HttpMetrics {
-  readonly registry: Registry;
   observe(method: string, route: string | undefined, status: number, seconds: number): void;
   /** The exposition text: this process's, or in a cluster worker every worker's, summed. */
   text(): Promise<string>;
@@ -47,7 +46,6 @@ export function createHttpMetrics(): HttpMetrics {
   }
 
   return {
-    registry,
     contentType: registry.contentType,
     observe(method, route, status, seconds) {
       const labels = { method, route: route ?? UNMATCHED_ROUTE, status: String(status) };

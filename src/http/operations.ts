@@ -9,8 +9,6 @@ export interface Lifecycle {
   ready: boolean;
 }
 
-export const PROBE_PATHS = ['/healthz', '/readyz', '/metrics'] as const;
-
 // An incoming X-Request-Id is kept when it is a plain token; anything else is replaced.
 const REQUEST_ID = /^[\w.:@/+=-]{1,128}$/;
 
