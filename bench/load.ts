@@ -1,0 +1,84 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+export interface LoadResult {
+  requests: number;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Connection errors and timeouts. */
+  errors: number;
+  non2xx: number;
+}
+
+export interface Load {
+  url: string;
+  method: 'GET' | 'POST';
+  /** A file holding the JSON body, for POST. */
+  bodyFile?: string;
+  connections: number;
+  seconds: number;
+}
+
+export type LoadGenerator = 'wrk' | 'autocannon';
+
+export function installed(command: string): boolean {
+  try {
+    execFileSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const autocannonScript = new URL('./autocannon-load.mjs', import.meta.url).pathname;
+
+/** Runs one load; `pin` prefixes the command (taskset), so the generator stays off the server's CPU. */
+export async function generateLoad(generator: LoadGenerator, load: Load, pin: readonly string[], workDir: string): Promise<LoadResult> {
+  if (generator === 'autocannon') {
+    return JSON.parse(await runPinned(pin, [process.execPath, autocannonScript, JSON.stringify(load)])) as LoadResult;
+  }
+  const args = ['-t1', `-c${load.connections}`, `-d${load.seconds}s`, '--timeout', '10s', '--latency'];
+  if (load.method === 'POST') {
+    const script = join(workDir, 'wrk-post.lua');
+    writeFileSync(
+      script,
+      [
+        'wrk.method = "POST"',
+        'wrk.headers["Content-Type"] = "application/json"',
+        `local file = assert(io.open(${JSON.stringify(load.bodyFile)}, "rb"))`,
+        'wrk.body = file:read("*a")',
+        'file:close()',
+      ].join('\n'),
+    );
+    args.push('-s', script);
+  }
+  return parseWrk(await runPinned(pin, ['wrk', ...args, load.url]));
+}
+
+async function runPinned(pin: readonly string[], command: readonly string[]): Promise<string> {
+  const [file, ...args] = [...pin, ...command] as [string, ...string[]];
+  return (await run(file, args, { maxBuffer: 1 << 20 })).stdout;
+}
+
+const UNIT_MS: Record<string, number> = { us: 0.001, ms: 1, s: 1000, m: 60_000 };
+
+function wrkDuration(stdout: string, percentile: string): number {
+  const match = new RegExp(`^\\s+${percentile}%\\s+([\\d.]+)(us|ms|s|m)\\s*$`, 'm').exec(stdout);
+  if (!match) throw new Error(`wrk printed no ${percentile}th percentile:\n${stdout}`);
+  return Number(match[1]) * (UNIT_MS[match[2] as string] as number);
+}
+
+export function parseWrk(stdout: string): LoadResult {
+  const requests = Number(/^\s*(\d+) requests in/m.exec(stdout)?.[1] ?? NaN);
+  const requestsPerSecond = Number(/^Requests\/sec:\s+([\d.]+)/m.exec(stdout)?.[1] ?? NaN);
+  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(stdout);
+  const errors = socket ? socket.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0;
+  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(stdout)?.[1] ?? 0);
+  if (!Number.isFinite(requests) || !Number.isFinite(requestsPerSecond)) throw new Error(`unexpected wrk output:\n${stdout}`);
+  return { requests, requestsPerSecond, p50Ms: wrkDuration(stdout, '50'), p99Ms: wrkDuration(stdout, '99'), errors, non2xx };
+}

@@ -1,0 +1,214 @@
+/**
+ * `npm run bench`: the service side by side with a bare node:http baseline and an Express 5
+ * implementation, in one run, under the same load generator (wrk when installed, else autocannon).
+ * Writes bench/results/<label>.json and .md. A benchmark, not a test: it never fails on timing.
+ *
+ *   npm run bench                      # 2 rounds of 10 s per target and scenario, sort scaling, peak RSS
+ *   npm run bench -- --rounds 3 --seconds 5 --label after
+ *   npm run bench -- --smoke --out /tmp/bench   # seconds-long run that only proves the script works
+ */
+import { execFileSync } from 'node:child_process';
+import { cpus, tmpdir } from 'node:os';
+import { createReadStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { generateLoad, installed, type LoadGenerator, type LoadResult } from './load.js';
+import { markdownReport, type BenchReport, type Cell, type RssCase, type ScalingRow } from './report.js';
+import { nestedDocument, scenarios, seededRandom, type Scenario } from './scenarios.js';
+import { memoryMiB, startTarget, type RunningTarget, type TargetName } from './targets.js';
+
+const root = new URL('..', import.meta.url).pathname;
+const { values: flags } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '10' },
+    warmup: { type: 'string', default: '2' },
+    rounds: { type: 'string', default: '2' },
+    connections: { type: 'string', default: '50' },
+    sizes: { type: 'string', default: '1000,10000,100000,1000000' },
+    load: { type: 'string' },
+    label: { type: 'string', default: 'latest' },
+    out: { type: 'string', default: join(root, 'bench/results') },
+    smoke: { type: 'boolean', default: false },
+    'no-build': { type: 'boolean', default: false },
+  },
+});
+const smoke = flags.smoke;
+const settings = {
+  seconds: smoke ? 1 : Number(flags.seconds),
+  warmupSeconds: smoke ? 0 : Number(flags.warmup),
+  rounds: smoke ? 1 : Number(flags.rounds),
+  connections: Number(flags.connections),
+  sizes: smoke ? [1000] : flags.sizes.split(',').map(Number),
+  // The peak-RSS bodies fill BODY_LIMIT; the smoke run lowers it so that it stays quick.
+  bodyLimit: smoke ? 256 * 1024 : 16 * 1024 * 1024,
+  sortMaxLength: 1_000_000,
+};
+const generator: LoadGenerator = (flags.load as LoadGenerator | undefined) ?? (installed('wrk') ? 'wrk' : 'autocannon');
+const TARGET_ORDER: readonly TargetName[] = ['service', 'baseline', 'express'];
+
+// Server on CPU 0, load generator (and this script) on CPU 1, where taskset and two CPUs exist.
+const canPin = installed('taskset') && cpus().length >= 2;
+const serverPin = canPin ? ['taskset', '-c', '0'] : [];
+const loadPin = canPin ? ['taskset', '-c', '1'] : [];
+if (canPin) execFileSync('taskset', ['-pc', '1', String(process.pid)], { stdio: 'ignore' });
+
+const workDir = mkdtempSync(join(tmpdir(), 'json-utility-bench-'));
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+async function call(base: string, scenario: Pick<Scenario, 'method' | 'path' | 'body'>): Promise<{ status: number; answer: unknown; ms: number }> {
+  const started = performance.now();
+  const response = await fetch(base + scenario.path, {
+    method: scenario.method,
+    ...(scenario.body === undefined ? {} : { body: scenario.body, headers: { 'content-type': 'application/json' } }),
+  });
+  const text = await response.text();
+  const ms = performance.now() - started;
+  let answer: unknown;
+  try {
+    answer = JSON.parse(text);
+  } catch {
+    answer = text;
+  }
+  return { status: response.status, answer, ms };
+}
+
+async function throughput(targets: Map<TargetName, RunningTarget>, all: readonly Scenario[]): Promise<Cell[]> {
+  const cells: Cell[] = [];
+  for (const scenario of all) {
+    const bodyFile = join(workDir, `${scenario.id}.json`);
+    if (scenario.body !== undefined) writeFileSync(bodyFile, scenario.body);
+    for (const target of targets.values()) {
+      const { status, answer } = await call(target.base, scenario);
+      if (status !== 200 || !scenario.check(answer)) throw new Error(`${target.name} answers ${scenario.id} wrongly: ${status} ${JSON.stringify(answer).slice(0, 200)}`);
+    }
+    for (let round = 1; round <= settings.rounds; round++) {
+      // Alternate the order each round, so that drift of the machine shows instead of favouring one target.
+      const order = round % 2 === 1 ? TARGET_ORDER : [...TARGET_ORDER].reverse();
+      for (const name of order) {
+        const target = targets.get(name) as RunningTarget;
+        const load = {
+          url: target.base + scenario.path,
+          method: scenario.method,
+          ...(scenario.body === undefined ? {} : { bodyFile }),
+          connections: scenario.connections ?? settings.connections,
+        };
+        if (settings.warmupSeconds > 0) await generateLoad(generator, { ...load, seconds: settings.warmupSeconds }, loadPin, workDir);
+        const result: LoadResult = await generateLoad(generator, { ...load, seconds: settings.seconds }, loadPin, workDir);
+        log(`${scenario.id} round ${round} ${name.padEnd(8)} ${Math.round(result.requestsPerSecond)} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms`);
+        cells.push({ scenario: scenario.id, target: name, round, ...result });
+      }
+    }
+  }
+  return cells;
+}
+
+function sortBody(kind: 'numbers' | 'strings', count: number): string {
+  const random = seededRandom(count);
+  // Numbers with a few decimals and 8-letter strings, so that a million of either fits the default 16 MiB body limit.
+  const values =
+    kind === 'numbers'
+      ? Array.from({ length: count }, () => Math.round((random() - 0.5) * 1e9) / 1e3)
+      : Array.from({ length: count }, () => Math.floor(random() * 36 ** 8).toString(36).padStart(8, '0'));
+  return JSON.stringify({ input: values });
+}
+
+async function scaling(targets: Map<TargetName, RunningTarget>): Promise<ScalingRow[]> {
+  const rows: ScalingRow[] = [];
+  for (const kind of ['numbers', 'strings'] as const) {
+    for (const size of settings.sizes) {
+      const body = sortBody(kind, size);
+      const requests = Math.max(3, Math.min(100, Math.round(2e6 / size)));
+      for (const target of targets.values()) {
+        const first = await call(target.base, { method: 'POST', path: '/api/sort', body });
+        const sorted = (first.answer as { sortedArray?: unknown[] }).sortedArray;
+        if (first.status !== 200 || sorted?.length !== size) throw new Error(`${target.name} failed to sort ${size} ${kind}: ${first.status}`);
+        const times: number[] = [];
+        for (let i = 0; i < requests; i++) times.push((await call(target.base, { method: 'POST', path: '/api/sort', body })).ms);
+        times.sort((a, b) => a - b);
+        const ms = times[Math.floor(times.length / 2)] as number;
+        rows.push({ kind, size, target: target.name, requests, bodyBytes: Buffer.byteLength(body), medianMs: ms, nsPerElement: (ms * 1e6) / size });
+        log(`sort ${size} ${kind} ${target.name.padEnd(8)} ${ms.toFixed(2)} ms`);
+      }
+    }
+  }
+  return rows;
+}
+
+/** Bodies as large as BODY_LIMIT allows, each sent to a fresh service; its peak RSS (VmHWM) is read after. */
+async function peakRss(): Promise<RssCase[]> {
+  const limit = settings.bodyLimit;
+  const count = Math.min(settings.sortMaxLength, Math.floor((limit - 64) / 16));
+  const random = seededRandom(9);
+  // Every element as long as the limit allows: 15-digit integers (16 bytes with the comma), 13-letter strings.
+  const width = Math.min(15, Math.floor((limit - 64) / count) - 1);
+  const numbers = Array.from({ length: count }, () => 10 ** (width - 1) + Math.floor(random() * 9 * 10 ** (width - 1)));
+  const strings = Array.from({ length: count }, () => Math.floor(random() * 36 ** 8).toString(36).padStart(width - 2, 'x'));
+  const cases = [
+    { name: `sort: ${count.toLocaleString('en')} numbers`, path: '/api/sort', body: JSON.stringify({ input: numbers }) },
+    { name: `sort: ${count.toLocaleString('en')} strings`, path: '/api/sort', body: JSON.stringify({ input: strings }) },
+    { name: 'toString: nested object', path: '/api/toString', body: JSON.stringify({ input: nestedDocument(limit - 1024) }) },
+    { name: 'stringSplit: ASCII text by ""', path: '/api/stringSplit', body: JSON.stringify({ input: { string: 'abcdefgh'.repeat(Math.floor((limit - 64) / 8)), seperator: '' } }) },
+  ];
+  const env = { BODY_LIMIT: String(limit), SORT_MAX_LENGTH: String(settings.sortMaxLength) };
+  const results: RssCase[] = [];
+  for (const { name, path, body } of cases) {
+    if (Buffer.byteLength(body) > limit) throw new Error(`${name}: body of ${body.length} bytes is over the limit`);
+    const service = await startTarget('service', serverPin, workDir, env);
+    const idleMiB = memoryMiB(service.pid, 'VmRSS');
+    const { status, ms } = await call(service.base, { method: 'POST', path, body });
+    results.push({ name, bodyBytes: Buffer.byteLength(body), status, ms, idleMiB, peakMiB: memoryMiB(service.pid, 'VmHWM') });
+    log(`peak RSS ${name}: ${status}, ${results.at(-1)?.peakMiB} MiB`);
+    await service.stop();
+  }
+  return results;
+}
+
+/** Lines of the service's log that record a request (the file can be larger than a string may be). */
+async function countRequestLogLines(file: string): Promise<number> {
+  let count = 0;
+  for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
+    if (line.includes('"msg":"request"')) count++;
+  }
+  return count;
+}
+
+async function main(): Promise<void> {
+  if (!flags['no-build']) execFileSync('npm', ['run', 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  const startedAt = new Date();
+  const targets = new Map<TargetName, RunningTarget>();
+  try {
+    for (const name of TARGET_ORDER) targets.set(name, await startTarget(name, serverPin, workDir));
+    log(`load generator: ${generator}; pinning: ${canPin ? 'servers on CPU 0, load on CPU 1' : 'none'}`);
+    const cells = await throughput(targets, scenarios());
+    const scalingRows = await scaling(targets);
+    const service = targets.get('service') as RunningTarget;
+    const serviceLogLines = await countRequestLogLines(service.logFile);
+    for (const target of targets.values()) await target.stop();
+    targets.clear();
+    const rss = await peakRss();
+
+    const report: BenchReport = {
+      label: flags.label,
+      startedAt: startedAt.toISOString(),
+      minutes: Math.round((Date.now() - startedAt.getTime()) / 6000) / 10,
+      machine: { cpus: cpus().length, model: cpus()[0]?.model ?? 'unknown', node: process.version, platform: `${process.platform} ${process.arch}` },
+      loadGenerator: generator === 'wrk' ? execFileSync('sh', ['-c', 'wrk -v 2>&1 | head -1'], { encoding: 'utf8' }).trim() : `autocannon ${JSON.parse(readFileSync(join(root, 'node_modules/autocannon/package.json'), 'utf8')).version}`,
+      pinning: canPin ? 'servers on CPU 0, load generator on CPU 1 (taskset)' : 'none',
+      settings: { ...settings, smoke },
+      serviceLogLines,
+      cells,
+      scaling: scalingRows,
+      peakRss: rss,
+    };
+    mkdirSync(flags.out, { recursive: true });
+    writeFileSync(join(flags.out, `${flags.label}.json`), `${JSON.stringify(report, null, 2)}\n`);
+    writeFileSync(join(flags.out, `${flags.label}.md`), markdownReport(report));
+    process.stdout.write(markdownReport(report));
+  } finally {
+    for (const target of targets.values()) await target.stop();
+    rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,66 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+
+export type TargetName = 'service' | 'baseline' | 'express';
+
+/** Each target is its own process, started with plain `node` on a free port. */
+export const TARGETS: Record<TargetName, { entry: string; env: Record<string, string> }> = {
+  // The built service as `npm start` runs it: production defaults (LOG_LEVEL=info, one line per
+  // request, security headers, CORS, metrics); only the drain delay is cut, so that it stops at once.
+  service: { entry: join(root, 'dist/main.js'), env: { WORKERS: '1', DRAIN_DELAY_MS: '0' } },
+  baseline: { entry: join(root, 'bench/baseline/server.mjs'), env: {} },
+  express: { entry: join(root, 'bench/express/server.mjs'), env: { NODE_ENV: 'production' } },
+};
+
+export interface RunningTarget {
+  readonly name: TargetName;
+  readonly base: string;
+  readonly pid: number;
+  /** Everything the process wrote to stdout: for the service, its log. */
+  readonly logFile: string;
+  stop(): Promise<void>;
+}
+
+/** Starts a target (pinned with `pin`, e.g. `taskset -c 0`), its stdout going to a file as a log shipper would read it. */
+export async function startTarget(name: TargetName, pin: readonly string[], workDir: string, env: Record<string, string> = {}): Promise<RunningTarget> {
+  const logFile = join(workDir, `${name}-${Date.now()}.log`);
+  const out = openSync(logFile, 'w');
+  const [command, ...args] = [...pin, process.execPath, TARGETS[name].entry];
+  const child: ChildProcess = spawn(command as string, args, {
+    cwd: root,
+    env: { ...process.env, ...TARGETS[name].env, PORT: '0', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', out, 'inherit'],
+  });
+  closeSync(out);
+  const exited = once(child, 'exit');
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const match = /listening on (http:\/\/\S+)/.exec(readFileSync(logFile, 'utf8'));
+    if (match) {
+      return {
+        name,
+        base: match[1] as string,
+        pid: child.pid as number,
+        logFile,
+        async stop() {
+          if (child.exitCode === null && child.signalCode === null) {
+            child.kill('SIGTERM');
+            await exited;
+          }
+        },
+      };
+    }
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`${name} did not start:\n${readFileSync(logFile, 'utf8')}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** A figure from /proc/<pid>/status, in MiB: VmRSS now, VmHWM the peak. */
+export function memoryMiB(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith(`${field}:`)) ?? '';
+  return Math.round(Number(/\d+/.exec(line)?.[0] ?? NaN) / 1024);
+}
