@@ -70,6 +70,13 @@ export const SETTINGS = {
     meaning: 'One JSON line per event (for machines), or colourised text (for a person at a terminal)',
     parse: oneOf('json', 'pretty'),
   }),
+  logFlushMs: setting({
+    env: 'LOG_FLUSH_MS',
+    default: 250,
+    accepts: 'a number of milliseconds from 0 to 10000',
+    meaning: 'Longest a JSON log line waits in a 4 KiB buffer before it is written; 0 writes every line at once. Buffered lines are written on exit',
+    parse: integer(0, 10_000),
+  }),
   bodyLimit: setting({ env: 'BODY_LIMIT', default: 16 * MIB, accepts: 'a number of bytes from 1', meaning: 'Largest request body; a larger one gets 413', parse: integer(1, 2 ** 31 - 1) }),
   sortMaxLength: setting({ env: 'SORT_MAX_LENGTH', default: 1_000_000, accepts: 'an integer from 1', meaning: 'Most elements `/api/sort` takes; more gets 413', parse: integer(1, 2 ** 31 - 1) }),
   maxDepth: setting({

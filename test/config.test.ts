@@ -11,14 +11,14 @@ describe('loadConfig', () => {
 
   test('reads every variable', () => {
     const config = loadConfig({
-      PORT: '8080', HOST: '0.0.0.0', WORKERS: 'auto', LOG_LEVEL: 'warn', LOG_FORMAT: 'pretty', DRAIN_DELAY_MS: '0', SHUTDOWN_TIMEOUT_MS: '9000',
+      PORT: '8080', HOST: '0.0.0.0', WORKERS: 'auto', LOG_LEVEL: 'warn', LOG_FORMAT: 'pretty', LOG_FLUSH_MS: '0', DRAIN_DELAY_MS: '0', SHUTDOWN_TIMEOUT_MS: '9000',
       SECURITY_HEADERS: 'off', RATE_LIMIT_MAX: '100', RATE_LIMIT_WINDOW_MS: '1000', MAX_EVENT_LOOP_DELAY_MS: '200', BODY_LIMIT: '1024', SORT_MAX_LENGTH: '10', MAX_DEPTH: '4',
       NUMBER_TEXT_LIMIT: '50', HEADERS_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '2000', KEEP_ALIVE_TIMEOUT_MS: '3000',
       CORS_ORIGINS: 'https://a.example, https://b.example', LEGACY_ROUTES: 'off', LEGACY_DEPRECATION_DATE: '2026-01-01',
       LEGACY_SUNSET: '2027-06-30T12:00:00+02:00',
     });
     assert.deepEqual(config, {
-      port: 8080, host: '0.0.0.0', workers: 'auto', logLevel: 'warn', logFormat: 'pretty', drainDelayMs: 0, shutdownTimeoutMs: 9000,
+      port: 8080, host: '0.0.0.0', workers: 'auto', logLevel: 'warn', logFormat: 'pretty', logFlushMs: 0, drainDelayMs: 0, shutdownTimeoutMs: 9000,
       securityHeaders: 'off', rateLimitMax: 100, rateLimitWindowMs: 1000, maxEventLoopDelayMs: 200, bodyLimit: 1024, sortMaxLength: 10, maxDepth: 4, numberTextLimit: 50,
       headersTimeoutMs: 1000, requestTimeoutMs: 2000, keepAliveTimeoutMs: 3000, corsOrigins: ['https://a.example', 'https://b.example'],
       legacyRoutes: 'off', legacyDeprecationDate: new Date('2026-01-01T00:00:00Z'), legacySunset: new Date('2027-06-30T10:00:00Z'),
@@ -32,6 +32,7 @@ describe('loadConfig', () => {
     [{ BODY_LIMIT: '-1' }, 'BODY_LIMIT="-1" is invalid: it accepts a number of bytes from 1'],
     [{ BODY_LIMIT: '1.5' }, 'BODY_LIMIT="1.5" is invalid: it accepts a number of bytes from 1'],
     [{ MAX_DEPTH: '0' }, 'MAX_DEPTH="0" is invalid: it accepts an integer from 1 to 4096'],
+    [{ LOG_FLUSH_MS: '20000' }, 'LOG_FLUSH_MS="20000" is invalid: it accepts a number of milliseconds from 0 to 10000'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL="loud" is invalid: it accepts fatal, error, warn, info, debug, trace or silent'],
     [{ CORS_ORIGINS: ' , ' }, 'CORS_ORIGINS=" , " is invalid: it accepts `*`, `off`, or a comma-separated list of origins'],
     [{ HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '1000' }, 'HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS: the headers are part of the request'],

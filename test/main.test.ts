@@ -34,3 +34,19 @@ test('LOG_FORMAT=pretty prints for a person; the default is one JSON object per 
     { level: 30, msg: 'request', requestId: 'json-1', status: 200, route: '/api/isEven/:number' },
   );
 });
+
+test('buffered logs (LOG_FLUSH_MS): a request line is written within the interval while the service runs, and every line on exit', async (t) => {
+  const server = await startServer(t, { LOG_LEVEL: 'info', LOG_FLUSH_MS: '100', DRAIN_DELAY_MS: '0' });
+  await fetch(`${server.base}/api/isEven/2`, { headers: { 'x-request-id': 'flushed-by-timer' } });
+  const deadline = Date.now() + 2_000;
+  while (!server.output().includes('flushed-by-timer') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.ok(server.output().includes('flushed-by-timer'), 'the line waited longer than the flush interval');
+
+  // A long interval: only the exit can write these lines.
+  const slow = await startServer(t, { LOG_LEVEL: 'info', LOG_FLUSH_MS: '10000', DRAIN_DELAY_MS: '0' });
+  for (let i = 0; i < 5; i++) await fetch(`${slow.base}/api/isEven/${i}`, { headers: { 'x-request-id': `on-exit-${i}` } });
+  slow.child.kill('SIGTERM');
+  assert.equal(await slow.exited, 0);
+  for (let i = 0; i < 5; i++) assert.ok(slow.output().includes(`"requestId":"on-exit-${i}"`), `on-exit-${i} was lost`);
+  assert.match(slow.output(), /"msg":"closed: every request answered"/);
+});

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
 const inFlight = Symbol('requests in flight');
@@ -21,14 +21,17 @@ export function drainGracefully(server: Server): { isClosing: () => boolean } {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });
-  server.on('request', (request: { socket: TrackedSocket }, response: { once(event: 'close', listener: () => void): unknown }) => {
-    const socket = request.socket;
+  // One listener each for the server's life, no closure per request: the socket is found through the request.
+  const responseClosed = function (this: ServerResponse) {
+    const socket = this.req.socket as TrackedSocket;
+    socket[inFlight] = (socket[inFlight] ?? 1) - 1;
+    if (closing && socket[inFlight] === 0) socket.end();
+  };
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    const socket = request.socket as TrackedSocket;
     socket[inFlight] = (socket[inFlight] ?? 0) + 1;
     // 'close' comes once the response is flushed, or the client went away.
-    response.once('close', () => {
-      socket[inFlight] = (socket[inFlight] ?? 1) - 1;
-      if (closing && socket[inFlight] === 0) socket.end();
-    });
+    response.on('close', responseClosed);
   });
 
   server.closeIdleConnections = () => {

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, test } from 'node:test';
+import pino from 'pino';
+import { LOGGED_URL_MAX } from '../../src/http/operations.js';
+import { lazyChildLogger } from '../../src/http/request-logger.js';
 import { buildApp } from '../../src/server.js';
 import { assertOk, assertProblem, build, post } from './helper.js';
 
@@ -95,6 +98,39 @@ describe('request ids and logs', () => {
     assert.equal(typeof entries[0]?.ms, 'number');
     assert.equal(entries[1]?.status, 400);
   });
+  test(`a URL longer than ${LOGGED_URL_MAX} characters is logged cut, with its length`, async (t) => {
+    const lines: string[] = [];
+    const stream = new Writable({ write: (chunk, _encoding, done) => (lines.push(...String(chunk).split('\n').filter(Boolean)), done()) });
+    const app = await buildApp({}, { logger: { level: 'info', stream } });
+    t.after(() => app.close());
+    const atLimit = `/api/isEven/${'4'.repeat(LOGGED_URL_MAX - '/api/isEven/'.length)}`;
+    const overLimit = `${atLimit}2`;
+    for (const url of [atLimit, overLimit]) assert.equal((await app.inject({ method: 'GET', url })).statusCode, 200);
+    const urls = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((entry) => entry.msg === 'request').map((entry) => entry.url);
+    assert.deepEqual(urls, [atLimit, `${atLimit}…(${LOGGED_URL_MAX + 1} characters)`]);
+  });
+  test('an error logged through a request\'s logger carries its id; a request that logs nothing makes no child logger', async () => {
+    const lines: string[] = [];
+    const stream = new Writable({ write: (chunk, _encoding, done) => (lines.push(String(chunk)), done()) });
+    const parent = pino({ level: 'info' }, stream);
+    let children = 0;
+    const countingParent = Object.assign(Object.create(parent) as typeof parent, {
+      child: (...args: Parameters<typeof parent.child>) => (children++, parent.child(...args)),
+    });
+    const quiet = lazyChildLogger(countingParent, { requestId: 'r-1' }, {});
+    assert.equal(quiet.level, 'info');
+    assert.equal(children, 0);
+    const failing = lazyChildLogger(countingParent, { requestId: 'r-2' }, {});
+    failing.error({ err: new Error('boom') }, 'request failed');
+    failing.debug('below the level');
+    assert.equal(children, 1);
+    assert.equal(lines.length, 1);
+    assert.deepEqual((({ requestId, msg, level }) => ({ requestId, msg, level }))(JSON.parse(lines[0] as string) as Record<string, unknown>), {
+      requestId: 'r-2',
+      msg: 'request failed',
+      level: 50,
+    });
+  });
 });
 
 describe('edge protection', () => {
@@ -109,6 +145,14 @@ describe('edge protection', () => {
       "default-src 'self';script-src 'self';style-src 'self' 'unsafe-inline';img-src 'self' data:;connect-src 'self';font-src 'self';object-src 'none';base-uri 'none';form-action 'self';frame-ancestors 'none'",
     );
     assert.doesNotMatch(response.body, /<script>(?!\s*<\/script>)/, 'no inline script the CSP would block');
+  });
+  test('JSON responses carry the API set: nosniff and a CSP that allows nothing; not the page headers', async (t) => {
+    const app = await build(t);
+    for (const response of [await app.inject({ method: 'GET', url: '/api/isEven/2' }), await app.inject({ method: 'GET', url: '/nope' }), await post(app, '/api/sort', { input: 1 })]) {
+      assert.equal(response.headers['x-content-type-options'], 'nosniff');
+      assert.equal(response.headers['content-security-policy'], "default-src 'none'; frame-ancestors 'none'");
+      assert.equal(response.headers['x-frame-options'], undefined);
+    }
   });
   test('SECURITY_HEADERS=off sends none of them', async (t) => {
     const app = await build(t, { securityHeaders: 'off' });
