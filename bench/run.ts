@@ -5,6 +5,7 @@
  *
  *   npm run bench                      # 2 rounds of 10 s per target and scenario, sort scaling, peak RSS
  *   npm run bench -- --rounds 3 --seconds 5 --label after
+ *   npm run bench -- --scenarios S1,S2 --parts throughput --label try   # a quicker look at some of it
  *   npm run bench -- --smoke --out /tmp/bench   # seconds-long run that only proves the script works
  */
 import { execFileSync } from 'node:child_process';
@@ -29,6 +30,8 @@ const { values: flags } = parseArgs({
     load: { type: 'string' },
     label: { type: 'string', default: 'latest' },
     out: { type: 'string', default: join(root, 'bench/results') },
+    scenarios: { type: 'string', default: 'S1,S2,S3,S4,S5,S6' },
+    parts: { type: 'string', default: 'throughput,scaling,rss' },
     smoke: { type: 'boolean', default: false },
     'no-build': { type: 'boolean', default: false },
   },
@@ -44,8 +47,10 @@ const settings = {
   bodyLimit: smoke ? 256 * 1024 : 16 * 1024 * 1024,
   sortMaxLength: 1_000_000,
 };
+const parts = new Set(flags.parts.split(','));
+const chosenScenarios = new Set(flags.scenarios.split(','));
 const generator: LoadGenerator = (flags.load as LoadGenerator | undefined) ?? (installed('wrk') ? 'wrk' : 'autocannon');
-const TARGET_ORDER: readonly TargetName[] = ['service', 'baseline', 'express'];
+const TARGET_ORDER: readonly TargetName[] = ['service', 'baseline', 'fastify', 'express'];
 
 // Server on CPU 0, load generator (and this script) on CPU 1, where taskset and two CPUs exist.
 const canPin = installed('taskset') && cpus().length >= 2;
@@ -180,13 +185,13 @@ async function main(): Promise<void> {
   try {
     for (const name of TARGET_ORDER) targets.set(name, await startTarget(name, serverPin, workDir));
     log(`load generator: ${generator}; pinning: ${canPin ? 'servers on CPU 0, load on CPU 1' : 'none'}`);
-    const cells = await throughput(targets, scenarios());
-    const scalingRows = await scaling(targets);
+    const cells = parts.has('throughput') ? await throughput(targets, scenarios().filter((s) => chosenScenarios.has(s.id))) : [];
+    const scalingRows = parts.has('scaling') ? await scaling(targets) : [];
     const service = targets.get('service') as RunningTarget;
     const serviceLogLines = await countRequestLogLines(service.logFile);
     for (const target of targets.values()) await target.stop();
     targets.clear();
-    const rss = await peakRss();
+    const rss = parts.has('rss') ? await peakRss() : [];
 
     const report: BenchReport = {
       label: flags.label,

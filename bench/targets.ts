@@ -5,7 +5,7 @@ import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
 
-export type TargetName = 'service' | 'baseline' | 'express';
+export type TargetName = 'service' | 'baseline' | 'fastify' | 'express';
 
 /** Each target is its own process, started with plain `node` on a free port. */
 export const TARGETS: Record<TargetName, { entry: string; env: Record<string, string> }> = {
@@ -13,6 +13,7 @@ export const TARGETS: Record<TargetName, { entry: string; env: Record<string, st
   // request, security headers, CORS, metrics); only the drain delay is cut, so that it stops at once.
   service: { entry: join(root, 'dist/main.js'), env: { WORKERS: '1', DRAIN_DELAY_MS: '0' } },
   baseline: { entry: join(root, 'bench/baseline/server.mjs'), env: {} },
+  fastify: { entry: join(root, 'bench/fastify-floor/server.mjs'), env: {} },
   express: { entry: join(root, 'bench/express/server.mjs'), env: { NODE_ENV: 'production' } },
 };
 
