@@ -188,9 +188,10 @@ async function main(): Promise<void> {
     const cells = parts.has('throughput') ? await throughput(targets, scenarios().filter((s) => chosenScenarios.has(s.id))) : [];
     const scalingRows = parts.has('scaling') ? await scaling(targets) : [];
     const service = targets.get('service') as RunningTarget;
-    const serviceLogLines = await countRequestLogLines(service.logFile);
     for (const target of targets.values()) await target.stop();
     targets.clear();
+    // Counted once the service has exited: its log is buffered (LOG_FLUSH_MS) and complete only then.
+    const serviceLogLines = await countRequestLogLines(service.logFile);
     const rss = parts.has('rss') ? await peakRss() : [];
 
     const report: BenchReport = {

@@ -132,7 +132,7 @@ export const SETTINGS = {
     env: 'SECURITY_HEADERS',
     default: 'on' as 'on' | 'off',
     accepts: '`on` or `off`',
-    meaning: 'Helmet security headers, with a Content-Security-Policy the docs page works under',
+    meaning: 'Security headers: `nosniff` and a CSP that allows nothing on JSON responses; helmet\'s set, with a CSP the page works under, on the docs page',
     parse: oneOf('on', 'off'),
   }),
   rateLimitMax: setting({

@@ -76,6 +76,18 @@ describe('toString', () => {
     fc.assert(fc.property(fc.string({ unit: 'binary' }), (s) => assert.equal(toString(s), s)));
   });
 
+  test('property: a string inside a value is written exactly as JSON.stringify writes it, any UTF-16 code units', () => {
+    const codeUnit = fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code));
+    fc.assert(
+      fc.property(fc.string({ unit: codeUnit }), (s) => {
+        if (s.isWellFormed()) assert.equal(toString([s]), `[${JSON.stringify(s)}]`);
+        else assert.throws(() => toString([s]), /lone surrogate/);
+      }),
+      { numRuns: 5000 },
+    );
+    for (const s of ['plain', 'a"b', 'a\\b', '\u0000', '\u001f', '\u007f', '\u2028', '😀', 'é✓']) assert.equal(toString([s]), `[${JSON.stringify(s)}]`, s);
+  });
+
   test('property: the canonical text parses back to an equal value, and equal values give one text', () => {
     fc.assert(
       fc.property(fc.jsonValue({ noUnicodeString: false }), (value) => {

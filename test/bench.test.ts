@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { promisify } from 'node:util';
+import { parseWrk } from '../bench/load.js';
+import type { BenchReport } from '../bench/report.js';
+
+const root = new URL('..', import.meta.url).pathname;
+
+// wrk 4.1's report, as the bench reads it when wrk is installed.
+const WRK_OUTPUT = `Running 10s test @ http://127.0.0.1:41234/api/isOdd/12345
+  1 threads and 50 connections
+  Thread Stats   Avg      Stdev     Max   +/- Stdev
+    Latency     2.98ms  512.11us  14.06ms   91.02%
+    Req/Sec    16.83k     1.02k   18.10k    80.00%
+  Latency Distribution
+     50%    2.88ms
+     75%    3.05ms
+     90%    3.32ms
+     99%  850.00us
+  167512 requests in 10.01s, 30.67MB read
+  Socket errors: connect 0, read 2, write 0, timeout 1
+  Non-2xx or 3xx responses: 4
+Requests/sec:  16734.52
+Transfer/sec:      3.06MB
+`;
+
+test('wrk output is read into requests, req/s, p50 and p99 in ms, errors and non-2xx', () => {
+  assert.deepEqual(parseWrk(WRK_OUTPUT), { requests: 167512, requestsPerSecond: 16734.52, p50Ms: 2.88, p99Ms: 0.85, errors: 3, non2xx: 4 });
+  assert.throws(() => parseWrk('unable to connect to 127.0.0.1:1 Connection refused'), /unexpected wrk output/);
+});
+
+// Timing is never asserted: this only proves that `npm run bench` works end to end (a one-second smoke run).
+test('npm run bench -- --smoke: every target answers every scenario correctly, and both reports are written', { timeout: 240_000 }, async (t) => {
+  const out = mkdtempSync(join(tmpdir(), 'bench-smoke-'));
+  t.after(() => rmSync(out, { recursive: true, force: true }));
+  await promisify(execFile)(process.execPath, ['--import', 'tsx', join(root, 'bench/run.ts'), '--smoke', '--out', out, '--label', 'smoke'], {
+    cwd: root,
+    maxBuffer: 16 << 20,
+  });
+  const report = JSON.parse(readFileSync(join(out, 'smoke.json'), 'utf8')) as BenchReport;
+  const targets = ['service', 'baseline', 'fastify', 'express'];
+  assert.deepEqual(
+    report.cells.map((cell) => `${cell.scenario} ${cell.target}`).sort(),
+    ['S1', 'S2', 'S3', 'S4', 'S5', 'S6'].flatMap((scenario) => targets.map((target) => `${scenario} ${target}`)).sort(),
+  );
+  for (const cell of report.cells) {
+    assert.ok(cell.requests > 0, `${cell.scenario} ${cell.target}: no request answered`);
+    assert.equal(cell.errors + cell.non2xx, 0, `${cell.scenario} ${cell.target}: errors`);
+  }
+  const serviceRequests = report.cells.filter((cell) => cell.target === 'service').reduce((sum, cell) => sum + cell.requests, 0);
+  assert.ok(report.serviceLogLines >= serviceRequests, `logging was off: ${report.serviceLogLines} lines for ${serviceRequests} requests`);
+  assert.deepEqual(new Set(report.scaling.map((row) => `${row.kind} ${row.target}`)).size, 2 * targets.length);
+  assert.deepEqual(report.peakRss.map((c) => c.status), [200, 200, 200, 200]);
+  const markdown = readFileSync(join(out, 'smoke.md'), 'utf8');
+  for (const heading of ['## Throughput', '## Targets', '## Sort scaling', '## Peak memory']) assert.ok(markdown.includes(heading), heading);
+});
