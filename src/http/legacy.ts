@@ -1,6 +1,7 @@
-import type { FastifyInstance, FastifyPluginAsync, onSendHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../config.js';
+import { addRouteHeaders } from './route-headers.js';
 import { parityOrProblem, serializeNatively, sortedOrProblem, stringFormOrProblem, type Limits } from './answers.js';
 import {
   BODY_ERRORS,
@@ -42,16 +43,9 @@ export function markLegacyResponses(app: FastifyInstance, config: Pick<Config, '
   const deprecation = `@${Math.floor(config.legacyDeprecationDate.getTime() / 1000)}`;
   const sunset = config.legacySunset?.toUTCString();
   const links = new Map<string, string>(LEGACY_ROUTES.map(({ path, successor }) => [path, `<${withPrefix(successor, prefix)}>; rel="successor-version"`]));
-  // Attached to the legacy paths' routes only (their 405 and OPTIONS answers included): no other response pays for it.
-  app.addHook('onRoute', (route) => {
-    const link = links.get(route.url);
-    if (link === undefined) return;
-    const headers = { deprecation, link, ...(sunset === undefined ? {} : { sunset }) };
-    const markLegacy: onSendHookHandler = (_request, reply, payload, done) => {
-      reply.headers(headers);
-      done(null, payload);
-    };
-    route.onSend = [...[route.onSend ?? []].flat(), markLegacy];
+  addRouteHeaders(app, (path) => {
+    const link = links.get(path);
+    return link === undefined ? undefined : { deprecation, link, ...(sunset === undefined ? {} : { sunset }) };
   });
 }
 

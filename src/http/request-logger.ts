@@ -21,7 +21,8 @@ class LazyRequestLogger implements FastifyBaseLogger {
     private readonly options: ChildLoggerOptions,
   ) {}
 
-  private get real(): FastifyBaseLogger {
+  /** The pino child, made on first use. */
+  get real(): FastifyBaseLogger {
     return (this.#child ??= this.parent.child(this.bindings, this.options));
   }
 
@@ -37,27 +38,20 @@ class LazyRequestLogger implements FastifyBaseLogger {
     return this.real.child(bindings, options);
   }
 
-  fatal(...args: unknown[]): void {
-    (this.real.fatal as LogMethod)(...args);
-  }
-  error(...args: unknown[]): void {
-    (this.real.error as LogMethod)(...args);
-  }
-  warn(...args: unknown[]): void {
-    (this.real.warn as LogMethod)(...args);
-  }
-  info(...args: unknown[]): void {
-    (this.real.info as LogMethod)(...args);
-  }
-  debug(...args: unknown[]): void {
-    (this.real.debug as LogMethod)(...args);
-  }
-  trace(...args: unknown[]): void {
-    (this.real.trace as LogMethod)(...args);
-  }
-  silent(...args: unknown[]): void {
-    (this.real.silent as LogMethod)(...args);
-  }
+  declare fatal: LogMethod;
+  declare error: LogMethod;
+  declare warn: LogMethod;
+  declare info: LogMethod;
+  declare debug: LogMethod;
+  declare trace: LogMethod;
+  declare silent: LogMethod;
+}
+
+// Each level forwards to the real child, made on first use.
+for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const) {
+  LazyRequestLogger.prototype[level] = function (this: LazyRequestLogger, ...args: unknown[]) {
+    (this.real[level] as LogMethod)(...args);
+  };
 }
 
 /** Fastify's `childLoggerFactory`: a child that costs nothing until used. */
