@@ -18,6 +18,20 @@ export class InputError extends Error {
 }
 
 /**
+ * An `InputError` for a value that is well formed but larger than a limit the caller set (a
+ * service answers it with 413 rather than 400).
+ *
+ * @example
+ * try { stringSplit('a,b,c', ',', { maxParts: 2 }) } catch (e) { e instanceof LimitError } //=> true
+ */
+export class LimitError extends InputError {
+  constructor(message: string, path: JsonPath = []) {
+    super(message, path);
+    this.name = 'LimitError';
+  }
+}
+
+/**
  * The JSON Pointer (RFC 6901) of `path` below `base`; `~` is written `~0` and `/` is written `~1`.
  *
  * @example

@@ -93,14 +93,18 @@ const isControl = (unit: number): boolean => unit < 0x20 || unit === 0x7f;
  * `SIMPLE_RANGES` characters) a window ends early and keeps all its clusters, and a character
  * with certain boundaries on both sides skips the segmenter: plain text of most scripts is fast.
  *
+ * With `maxClusters`, it stops once it has found more than that many (the result then has at
+ * least `maxClusters + 1` and is not the whole split), so that a caller bounding the number of
+ * parts does not pay for all of them.
+ *
  * @example
  * splitGraphemes('👍🏽e\u0301!') //=> ['👍🏽', 'é', '!']
  */
-export function splitGraphemes(text: string, window: number = DEFAULT_WINDOW): string[] {
+export function splitGraphemes(text: string, window: number = DEFAULT_WINDOW, maxClusters = Infinity): string[] {
   const clusters: string[] = [];
   const end = text.length;
   let start = 0;
-  while (start < end) {
+  while (start < end && clusters.length <= maxClusters) {
     if (text.charCodeAt(start) === CR && text.charCodeAt(start + 1) === LF) {
       clusters.push('\r\n'); // GB3, then GB4: a boundary after LF
       start += 2;

@@ -1,11 +1,11 @@
 export { isNumber } from './is-number.js';
 export { isEven, isOdd, type IntegerLike } from './parity.js';
 export { sort, collatorFor, type SortOptions, type SortOrder } from './sort.js';
-export { stringSplit } from './string-split.js';
+export { stringSplit, type StringSplitOptions } from './string-split.js';
 export { toString } from './to-string.js';
 export { canonicalJson } from './canonical-json.js';
 export { compareCodePoints } from './code-point-order.js';
 export { splitGraphemes } from './graphemes.js';
 export { parseNumericText, type NumericNotation } from './numeric-text.js';
-export { InputError, toJsonPointer } from './errors.js';
+export { InputError, LimitError, toJsonPointer } from './errors.js';
 export type { JsonValue, JsonPath } from './json.js';

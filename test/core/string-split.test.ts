@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { splitGraphemes, stringSplit } from '../../src/core/index.js';
+import { LimitError, splitGraphemes, stringSplit } from '../../src/core/index.js';
 import { SIMPLE_RANGES } from '../../src/core/graphemes.js';
 import { cpuMillis } from '../cpu-time.js';
 
@@ -33,6 +33,21 @@ const CASES: Array<[string, string | undefined, string[]]> = [
   ['😀x', '😀', ['', 'x']],
   ['a\ud800b', '', ['a', '\ud800', 'b']],
 ];
+
+describe('stringSplit with maxParts', () => {
+  test('exactly maxParts parts are returned; one more throws LimitError, by a separator or into graphemes', () => {
+    assert.deepEqual(stringSplit('a,b', ',', { maxParts: 2 }), ['a', 'b']);
+    assert.throws(() => stringSplit('a,b,c', ',', { maxParts: 2 }), (error: unknown) => error instanceof LimitError && error.message === 'splits into more than 2 parts');
+    assert.deepEqual(stringSplit('👍🏽é', '', { maxParts: 2 }), ['👍🏽', 'é']);
+    assert.throws(() => stringSplit('👍🏽é!', '', { maxParts: 2 }), LimitError);
+    assert.deepEqual(stringSplit('abc', undefined, { maxParts: 1 }), ['abc']);
+  });
+  test('a string far over the limit is refused without splitting it all', () => {
+    const started = performance.now();
+    assert.throws(() => stringSplit('x'.repeat(20_000_000), '', { maxParts: 10 }), LimitError);
+    assert.ok(performance.now() - started < 200);
+  });
+});
 
 describe('stringSplit', () => {
   for (const [string, separator, expected] of CASES) {
