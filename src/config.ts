@@ -1,3 +1,5 @@
+import { availableParallelism } from 'node:os';
+
 /**
  * Every setting of the service, read from the environment in one place. `SETTINGS` is also the
  * source of the README's configuration table (test/config.test.ts keeps the two equal).
@@ -44,7 +46,30 @@ const instant = (raw: string): Date | undefined => {
 
 const setting = <T>(definition: Setting<T>): Setting<T> => definition;
 
-const MIB = 1024 * 1024;
+const KIB = 1024;
+const MIB = 1024 * KIB;
+const GIB = 1024 * MIB;
+const SIZE_UNITS: Readonly<Record<string, number>> = { '': 1, B: 1, KIB: KIB, MIB: MIB, GIB: GIB };
+
+/** Bytes, or a whole or decimal number with a KiB, MiB or GiB suffix (`768MiB`, `1.5 GiB`). */
+const size =
+  (min: number, max: number) =>
+  (raw: string): number | undefined => {
+    const match = /^(\d+(?:\.\d+)?)\s*([KMG]iB|B)?$/i.exec(raw);
+    if (match === null) return undefined;
+    const unit = SIZE_UNITS[(match[2] ?? '').toUpperCase()];
+    if (unit === undefined) return undefined;
+    const value = Math.floor(Number(match[1]) * unit);
+    return value >= min && value <= max ? value : undefined;
+  };
+
+/** `n` bytes in the largest unit it reaches, whole or to one decimal (`805306368` → `768 MiB`). */
+export function formatBytes(bytes: number): string {
+  for (const [unit, factor] of [['GiB', GIB], ['MiB', MIB], ['KiB', KIB]] as const) {
+    if (bytes >= factor) return `${Number((bytes / factor).toFixed(1))} ${unit}`;
+  }
+  return `${bytes} bytes`;
+}
 
 export const SETTINGS = {
   port: setting({ env: 'PORT', default: 3000, accepts: 'an integer from 0 to 65535', meaning: 'TCP port to listen on (0 picks a free one)', parse: integer(0, 65535) }),
@@ -78,7 +103,57 @@ export const SETTINGS = {
     parse: integer(0, 10_000),
   }),
   bodyLimit: setting({ env: 'BODY_LIMIT', default: 16 * MIB, accepts: 'a number of bytes from 1', meaning: 'Largest request body; a larger one gets 413', parse: integer(1, 2 ** 31 - 1) }),
+  memoryLimit: setting<number | 'auto'>({
+    env: 'MEMORY_LIMIT',
+    default: 'auto',
+    accepts: 'bytes, or a number with a `KiB`, `MiB` or `GiB` suffix, from 128 MiB; or `auto`',
+    meaning:
+      'Memory the whole service may use. `auto`: the container\'s limit (cgroup v2 `memory.max`, v1 `memory.limit_in_bytes`), else the machine\'s memory. With `WORKERS` > 1 each worker gets an equal share. Requests are admitted by their estimated peak memory within it',
+    parse: (raw) => (raw === 'auto' ? 'auto' : size(128 * MIB, 2 ** 50)(raw)),
+  }),
+  admissionWaitMs: setting({
+    env: 'ADMISSION_WAIT_MS',
+    default: 2_000,
+    accepts: 'milliseconds, an integer from 0 to 60000',
+    meaning: 'How long a request that does not fit in the memory budget now waits for room; then 503 with `Retry-After`',
+    parse: integer(0, 60_000),
+  }),
+  offloadBodyBytes: setting({
+    env: 'OFFLOAD_BODY_BYTES',
+    default: 64 * KIB,
+    accepts: 'a number of bytes from 0, or with a `KiB`/`MiB` suffix',
+    meaning: 'Bodies larger than this are parsed and answered in the worker-thread pool, off the event loop that answers small requests and probes; 0 sends every body there',
+    parse: size(0, 2 ** 31 - 1),
+  }),
+  poolThreads: setting<number | 'auto'>({
+    env: 'POOL_THREADS',
+    default: 'auto',
+    accepts: 'an integer from 1 to 64, or `auto` (the CPUs per worker less one, at least 1)',
+    meaning: 'Worker threads per process that answer large bodies',
+    parse: (raw) => (raw === 'auto' ? 'auto' : integer(1, 64)(raw)),
+  }),
+  lingerMs: setting({
+    env: 'LINGER_MS',
+    default: 5_000,
+    accepts: 'milliseconds, an integer from 0 to 60000',
+    meaning: 'After an answer sent before the whole body arrived (413, 503), how long the rest of the upload is read and discarded before the connection closes, so the client reads the answer (RFC 9112 §9.6)',
+    parse: integer(0, 60_000),
+  }),
+  lingerBytes: setting({
+    env: 'LINGER_BYTES',
+    default: 64 * MIB,
+    accepts: 'a number of bytes from 0, or with a `KiB`/`MiB`/`GiB` suffix',
+    meaning: 'Most bytes of such an upload read and discarded before the connection closes',
+    parse: size(0, 2 ** 50),
+  }),
   sortMaxLength: setting({ env: 'SORT_MAX_LENGTH', default: 1_000_000, accepts: 'an integer from 1', meaning: 'Most elements `/api/sort` takes; more gets 413', parse: integer(1, 2 ** 31 - 1) }),
+  stringSplitMaxParts: setting({
+    env: 'STRING_SPLIT_MAX_PARTS',
+    default: 1_000_000,
+    accepts: 'an integer from 1',
+    meaning: 'Most parts `/api/stringSplit` makes; a string that splits into more gets 413',
+    parse: integer(1, 2 ** 31 - 1),
+  }),
   maxDepth: setting({
     env: 'MAX_DEPTH',
     default: 128,
@@ -192,6 +267,11 @@ export type Config = { -readonly [K in keyof Settings]: Settings[K]['default'] }
 export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze(
   Object.fromEntries(Object.entries(SETTINGS).map(([key, definition]) => [key, definition.default])) as Config,
 );
+
+/** How many processes serve: `WORKERS`, with `auto` as one per CPU. */
+export function workerCount(config: Pick<Config, 'workers'>): number {
+  return config.workers === 'auto' ? availableParallelism() : config.workers;
+}
 
 export class ConfigError extends Error {
   override name = 'ConfigError';

@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
-import { availableParallelism } from 'node:os';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { getHeapStatistics } from 'node:v8';
+import { ConfigError, formatBytes, loadConfig, workerCount, type Config } from './config.js';
+import { detectMemoryLimit, processShare } from './memory-limit.js';
 import { serveClusterMetrics } from './http/metrics.js';
 import { DOCS_PATH } from './http/openapi.js';
 import { buildApp } from './server.js';
@@ -25,10 +26,23 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
   }
 }
 
-function announce(address: string, workers: number): void {
+function announce(address: string, workers: number, memory: string): void {
   const base = address.replace('://[::1]', '://localhost');
   const across = workers > 1 ? ` (${workers} workers)` : '';
-  process.stdout.write(`JSON utility service listening on ${base}${across}\nAPI docs: ${base}${DOCS_PATH}\n`);
+  process.stdout.write(`JSON utility service listening on ${base}${across}\nAPI docs: ${base}${DOCS_PATH}\n${memory}\n`);
+}
+
+const MIB = 1024 * 1024;
+
+/**
+ * The V8 heap must not count on more than the process may use, or the kernel's OOM killer comes
+ * before the garbage collector. The pool threads get their heap limit from the budget; the
+ * event loop's heap is set by `--max-old-space-size` (cluster workers get one from their share).
+ */
+function heapWarning(limit: number): string | undefined {
+  const heap = getHeapStatistics().heap_size_limit;
+  if (heap <= limit) return undefined;
+  return `the V8 heap limit (${formatBytes(heap)}) is above this process's memory limit (${formatBytes(limit)}): start node with --max-old-space-size=${Math.floor(limit / MIB / 2)} (NODE_OPTIONS), as deploy/Dockerfile does`;
 }
 
 /** Serves in this process; on a signal: readiness off, drain delay, stop accepting, finish, exit 0. */
@@ -70,10 +84,14 @@ async function serve(config: Config, workers: number): Promise<void> {
     return;
   }
 
+  await app.memory.pool.warm();
   const address = await app.listen({ port: config.port, host: config.host });
-  app.log.info({ address, docs: `${address}${DOCS_PATH}` }, 'listening');
-  if (cluster.isWorker) process.send?.({ type: LISTENING, address });
-  else announce(address, workers);
+  const memory = app.memory.describe();
+  app.log.info({ address, docs: `${address}${DOCS_PATH}`, memory }, 'listening');
+  const warning = heapWarning(app.memory.limit);
+  if (warning !== undefined) app.log.warn(warning);
+  if (cluster.isWorker) process.send?.({ type: LISTENING, address, memory });
+  else announce(address, workers, `Memory: ${memory}`);
 }
 
 /** Keeps `count` workers running until a signal; then waits for all of them to drain. */
@@ -82,18 +100,23 @@ function supervise(config: Config, count: number): void {
   let announced = false;
   let exitCode = 0;
   serveClusterMetrics();
+  // Each worker's heap from its share of MEMORY_LIMIT, unless the operator chose one.
+  const share = processShare(config.memoryLimit === 'auto' ? detectMemoryLimit().bytes : config.memoryLimit, count);
+  if (!`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`.includes('--max-old-space-size')) {
+    cluster.setupPrimary({ execArgv: [...process.execArgv, `--max-old-space-size=${Math.max(64, Math.floor(share / MIB / 2))}`] });
+  }
   const fork = (): Worker => cluster.fork();
 
   // Workers that listen can be drained; one still starting has no request and is simply stopped.
   const listening = new Set<number>();
   const stoppedWhileStarting = new Set<number>();
-  cluster.on('message', (worker, message: { type?: string; address?: string }) => {
+  cluster.on('message', (worker, message: { type?: string; address?: string; memory?: string }) => {
     if (message?.type !== LISTENING || message.address === undefined) return;
     listening.add(worker.id);
     // Announced once the whole first pool is up.
     if (!announced && listening.size === count) {
       announced = true;
-      announce(message.address, count);
+      announce(message.address, count, `Memory, each worker: ${message.memory ?? 'unknown'}`);
     }
   });
   cluster.on('exit', (worker, code, signal) => {
@@ -134,7 +157,7 @@ function supervise(config: Config, count: number): void {
 
 /** Serves with this configuration: in this process, or as the primary of WORKERS processes. */
 export async function run(config: Config): Promise<void> {
-  const workers = config.workers === 'auto' ? availableParallelism() : config.workers;
+  const workers = workerCount(config);
   if (workers > 1 && cluster.isPrimary) supervise(config, workers);
   else await serve(config, workers);
 }

@@ -1,11 +1,17 @@
+import { availableParallelism } from 'node:os';
 import pino from 'pino';
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
-import { DEFAULT_CONFIG, type Config } from './config.js';
+import { DEFAULT_CONFIG, formatBytes, workerCount, type Config } from './config.js';
+import { detectMemoryLimit, processShare } from './memory-limit.js';
+import { admitByMemory, budgetMetrics, settleReservation, type AdmissionOptions } from './http/admission.js';
+import { MemoryBudget } from './http/memory-budget.js';
+import { createOffloadPool, type OffloadPool } from './http/offload.js';
+import { AJV_CUSTOM_OPTIONS } from './http/validation.js';
 import { answerOtherMethods, recordRoutes } from './http/allowed-methods.js';
 import { enableCors } from './http/cors.js';
-import { createJsonBodyParser } from './http/json-body.js';
+import { checkCharset, createJsonBodyParser } from './http/json-body.js';
 import { DEFAULT_PREFIX, registerOpenApi } from './http/openapi.js';
-import { EXPECTED, problemErrorHandler, problemOf, sendProblem, toProblem, writeClientError } from './http/problem.js';
+import { problemErrorHandler, problemOf, sendProblem, toProblem, writeClientError } from './http/problem.js';
 import { legacyRoutes, markLegacyResponses } from './http/legacy.js';
 import { operationRoutes } from './http/routes.js';
 import { drainGracefully } from './http/drain.js';
@@ -18,7 +24,59 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Set `ready` to false when shutdown begins: `/readyz` then answers 503. */
     lifecycle: Lifecycle;
+    /** The memory budget and the pool that answers large bodies. */
+    memory: MemorySetup;
   }
+}
+
+export interface MemorySetup {
+  /** This process's share of MEMORY_LIMIT. */
+  readonly limit: number;
+  readonly source: 'MEMORY_LIMIT' | 'cgroup' | 'machine';
+  readonly budget: MemoryBudget;
+  readonly pool: OffloadPool;
+  /** One line for the startup log. */
+  describe(): string;
+}
+
+// A worker thread's own memory before it does anything (a V8 isolate and Node's bootstrap), measured with an idle pool.
+const THREAD_BASE_BYTES = 24 * 1024 * 1024;
+// Left unreserved: the event loop's own garbage between collections, allocator slack.
+const HEADROOM = 0.1;
+// Large requests leave this much of the budget to small ones, so that those are answered while large ones run.
+const SMALL_REQUEST_SHARE = 0.1;
+const MIB = 1024 * 1024;
+
+/**
+ * The memory budget of this process: its share of MEMORY_LIMIT (docs/behaviour.md, limits), less
+ * what the process already uses, its pool threads and some headroom. Throws naming MEMORY_LIMIT
+ * when nothing would be left for requests.
+ */
+function memorySetup(config: Config, fixedCapacity: number | undefined): MemorySetup {
+  const detected = config.memoryLimit === 'auto' ? detectMemoryLimit() : undefined;
+  const limit = processShare(detected?.bytes ?? (config.memoryLimit as number), workerCount(config));
+  const threads = config.poolThreads === 'auto' ? Math.max(1, Math.floor(availableParallelism() / workerCount(config)) - 1) : config.poolThreads;
+  const used = process.memoryUsage().rss + threads * THREAD_BASE_BYTES;
+  const capacity = fixedCapacity ?? Math.floor((limit - used) * (1 - HEADROOM));
+  if (capacity < 32 * MIB) {
+    throw new RangeError(
+      `MEMORY_LIMIT leaves ${formatBytes(Math.max(0, capacity))} for requests: this process's share is ${formatBytes(limit)} and it uses ${formatBytes(used)} before any request. Raise MEMORY_LIMIT or lower WORKERS or POOL_THREADS`,
+    );
+  }
+  const budget = new MemoryBudget(capacity, Math.floor(capacity * SMALL_REQUEST_SHARE));
+  const heapMb = Math.min(4096, Math.max(64, Math.ceil(budget.ceiling(true) / MIB)));
+  const limits = { sortMaxLength: config.sortMaxLength, numberTextLimit: config.numberTextLimit, stringSplitMaxParts: config.stringSplitMaxParts };
+  const pool = createOffloadPool({ threads, heapMb, limits, maxDepth: config.maxDepth });
+  const source = detected === undefined ? 'MEMORY_LIMIT' : detected.source;
+  return {
+    limit,
+    source,
+    budget,
+    pool,
+    describe: () =>
+      `${formatBytes(limit)} (${source === 'MEMORY_LIMIT' ? 'MEMORY_LIMIT' : `MEMORY_LIMIT=auto: the ${source}'s`}${workerCount(config) > 1 ? ', this worker\'s share' : ''}), ` +
+      `${formatBytes(capacity)} of it for requests; bodies over ${formatBytes(config.offloadBodyBytes)} go to ${threads} worker thread${threads === 1 ? '' : 's'} of ${heapMb} MiB heap`,
+  };
 }
 
 const CONNECTIONS_CHECKING_INTERVAL_MS = 1000;
@@ -28,6 +86,8 @@ export interface BuildOptions {
   readonly prefix?: string;
   /** Fastify's logger option; defaults to pino at `config.logLevel` in `config.logFormat`. */
   readonly logger?: FastifyServerOptions['logger'];
+  /** Bytes requests may reserve in all, instead of what MEMORY_LIMIT leaves this process (for tests). */
+  readonly memoryCapacity?: number;
 }
 
 function loggerFor(config: Config): FastifyServerOptions['logger'] {
@@ -80,7 +140,7 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
     http: {
       // The request line counts toward Node's header limit (16 KiB by default): make room for the longest path value.
       maxHeaderSize: 16 * 1024 + longestPathValue,
-      // A client that stalls while sending headers (slowloris) is cut off after this (CONTRACT §3).
+      // A client that stalls while sending headers (slowloris) is cut off after this (docs/behaviour.md, limits).
       headersTimeout: config.headersTimeoutMs,
       // Node enforces the header and request timeouts on this tick (30 s by default, coarser than they are).
       connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS,
@@ -92,39 +152,48 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
     // so that the balancer, not the service, closes first and never reuses a closing connection.
     keepAliveTimeout: config.keepAliveTimeoutMs,
     connectionTimeout: 0, // no socket inactivity timeout on top of the two above
-    // __proto__ and constructor are ordinary keys (CONTRACT §1); our parser never assigns them.
+    // __proto__ and constructor are ordinary keys (docs/behaviour.md); our parser never assigns them.
     onProtoPoisoning: 'ignore',
     onConstructorPoisoning: 'ignore',
-    ajv: {
-      customOptions: {
-        coerceTypes: false, // "4" stays a string and true a boolean (STACK.md)
-        useDefaults: false,
-        removeAdditional: false,
-        allErrors: false,
-        strictNumbers: false, // a literal beyond double range (1e400) parses to Infinity and is still a number (CONTRACT §1)
-        verbose: true, // error.parentSchema carries the x-expected words for the detail
-        keywords: [EXPECTED, 'x-examples'],
-      },
-    },
+    ajv: { customOptions: AJV_CUSTOM_OPTIONS },
     frameworkErrors: (error, _request, reply) => sendProblem(reply, toProblem(error, config.bodyLimit)),
     clientErrorHandler: writeClientError,
   });
   app.decorateRequest('numberSource', undefined);
   const lifecycle: Lifecycle = { ready: true };
   app.decorate('lifecycle', lifecycle);
+  const memory = memorySetup(config, options.memoryCapacity);
+  app.decorate('memory', memory);
+  app.addHook('onClose', () => memory.pool.close());
   const { isClosing } = drainGracefully(app.server);
   const metrics = createHttpMetrics();
+  for (const metric of budgetMetrics(memory.budget, memory.limit)) metrics.register(metric);
   // From the first moment of shutdown, responses ask clients to reconnect: new connections still
   // reach this process during the drain delay, and by the close few keep-alive ones are left.
-  observeRequests(app, metrics, () => !lifecycle.ready || isClosing());
+  observeRequests(app, metrics, () => !lifecycle.ready || isClosing(), config);
 
-  // JSON is the only media type taken (CONTRACT §1): Fastify's text/plain parser goes too.
+  // JSON is the only media type taken (docs/behaviour.md): Fastify's text/plain parser goes too.
   app.removeAllContentTypeParsers();
   const parseJsonBody = createJsonBodyParser(config.maxDepth);
+  const admission: AdmissionOptions = {
+    budget: memory.budget,
+    memoryLimit: memory.limit,
+    bodyLimit: config.bodyLimit,
+    offloadBodyBytes: config.offloadBodyBytes,
+    admissionWaitMs: config.admissionWaitMs,
+  };
   // The callback form: an async parser would cost a promise and a microtask per request.
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request: FastifyRequest, body: Buffer, done) => {
+    const operation = request.routeOptions.config.operation;
+    const offloaded = operation !== undefined && body.length > config.offloadBodyBytes;
     let parsed: unknown;
     try {
+      settleReservation(request, body.length, offloaded, admission);
+      if (offloaded) {
+        checkCharset(request.headers['content-type']);
+        memory.pool.answer(operation, body).then((answer) => done(null, answer), (error: Error) => done(error, undefined));
+        return;
+      }
       parsed = parseJsonBody(request, body);
     } catch (error) {
       return done(error as Error, undefined);
@@ -138,9 +207,10 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
   );
   enableCors(app, config.corsOrigins);
   await protect(app, config, `${prefix}/docs`);
+  admitByMemory(app, admission);
 
   const routes = recordRoutes(app);
-  const limits = { sortMaxLength: config.sortMaxLength, numberTextLimit: config.numberTextLimit };
+  const limits = { sortMaxLength: config.sortMaxLength, numberTextLimit: config.numberTextLimit, stringSplitMaxParts: config.stringSplitMaxParts };
   await registerOpenApi(app, prefix);
   registerProbes(app, lifecycle, metrics);
   await app.register(operationRoutes, { prefix, ...limits });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ConfigError, DEFAULT_CONFIG, loadConfig } from '../src/config.js';
+import { detectMemoryLimit, processShare } from '../src/memory-limit.js';
+import { ConfigError, formatBytes, DEFAULT_CONFIG, loadConfig } from '../src/config.js';
 
 describe('loadConfig', () => {
   test('with no variables set, every setting takes its default', () => {
@@ -13,13 +14,15 @@ describe('loadConfig', () => {
     const config = loadConfig({
       PORT: '8080', HOST: '0.0.0.0', WORKERS: 'auto', LOG_LEVEL: 'warn', LOG_FORMAT: 'pretty', LOG_FLUSH_MS: '0', DRAIN_DELAY_MS: '0', SHUTDOWN_TIMEOUT_MS: '9000',
       SECURITY_HEADERS: 'off', RATE_LIMIT_MAX: '100', RATE_LIMIT_WINDOW_MS: '1000', MAX_EVENT_LOOP_DELAY_MS: '200', BODY_LIMIT: '1024', SORT_MAX_LENGTH: '10', MAX_DEPTH: '4',
-      NUMBER_TEXT_LIMIT: '50', HEADERS_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '2000', KEEP_ALIVE_TIMEOUT_MS: '3000',
+      NUMBER_TEXT_LIMIT: '50', MEMORY_LIMIT: '1.5GiB', ADMISSION_WAIT_MS: '0', OFFLOAD_BODY_BYTES: '1MiB', POOL_THREADS: '3', LINGER_MS: '100',
+      LINGER_BYTES: '512KiB', STRING_SPLIT_MAX_PARTS: '7', HEADERS_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '2000', KEEP_ALIVE_TIMEOUT_MS: '3000',
       CORS_ORIGINS: 'https://a.example, https://b.example', LEGACY_ROUTES: 'off', LEGACY_DEPRECATION_DATE: '2026-01-01',
       LEGACY_SUNSET: '2027-06-30T12:00:00+02:00',
     });
     assert.deepEqual(config, {
       port: 8080, host: '0.0.0.0', workers: 'auto', logLevel: 'warn', logFormat: 'pretty', logFlushMs: 0, drainDelayMs: 0, shutdownTimeoutMs: 9000,
       securityHeaders: 'off', rateLimitMax: 100, rateLimitWindowMs: 1000, maxEventLoopDelayMs: 200, bodyLimit: 1024, sortMaxLength: 10, maxDepth: 4, numberTextLimit: 50,
+      memoryLimit: 1.5 * 2 ** 30, admissionWaitMs: 0, offloadBodyBytes: 2 ** 20, poolThreads: 3, lingerMs: 100, lingerBytes: 512 * 1024, stringSplitMaxParts: 7,
       headersTimeoutMs: 1000, requestTimeoutMs: 2000, keepAliveTimeoutMs: 3000, corsOrigins: ['https://a.example', 'https://b.example'],
       legacyRoutes: 'off', legacyDeprecationDate: new Date('2026-01-01T00:00:00Z'), legacySunset: new Date('2027-06-30T10:00:00Z'),
     });
@@ -32,6 +35,12 @@ describe('loadConfig', () => {
     [{ BODY_LIMIT: '-1' }, 'BODY_LIMIT="-1" is invalid: it accepts a number of bytes from 1'],
     [{ BODY_LIMIT: '1.5' }, 'BODY_LIMIT="1.5" is invalid: it accepts a number of bytes from 1'],
     [{ MAX_DEPTH: '0' }, 'MAX_DEPTH="0" is invalid: it accepts an integer from 1 to 4096'],
+    [{ MEMORY_LIMIT: '100MiB' }, 'MEMORY_LIMIT="100MiB" is invalid: it accepts bytes, or a number with a `KiB`, `MiB` or `GiB` suffix, from 128 MiB; or `auto`'],
+    [{ MEMORY_LIMIT: '1GB' }, 'MEMORY_LIMIT="1GB" is invalid: it accepts bytes, or a number with a `KiB`, `MiB` or `GiB` suffix, from 128 MiB; or `auto`'],
+    [{ MEMORY_LIMIT: '-1' }, 'MEMORY_LIMIT="-1" is invalid: it accepts bytes, or a number with a `KiB`, `MiB` or `GiB` suffix, from 128 MiB; or `auto`'],
+    [{ ADMISSION_WAIT_MS: '60001' }, 'ADMISSION_WAIT_MS="60001" is invalid: it accepts milliseconds, an integer from 0 to 60000'],
+    [{ POOL_THREADS: '0' }, 'POOL_THREADS="0" is invalid: it accepts an integer from 1 to 64, or `auto` (the CPUs per worker less one, at least 1)'],
+    [{ STRING_SPLIT_MAX_PARTS: '0' }, 'STRING_SPLIT_MAX_PARTS="0" is invalid: it accepts an integer from 1'],
     [{ LOG_FLUSH_MS: '20000' }, 'LOG_FLUSH_MS="20000" is invalid: it accepts a number of milliseconds from 0 to 10000'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL="loud" is invalid: it accepts fatal, error, warn, info, debug, trace or silent'],
     [{ CORS_ORIGINS: ' , ' }, 'CORS_ORIGINS=" , " is invalid: it accepts `*`, `off`, or a comma-separated list of origins'],
@@ -52,5 +61,30 @@ describe('loadConfig', () => {
 
   test('every bad variable is named at once', () => {
     assert.throws(() => loadConfig({ PORT: 'x', MAX_DEPTH: 'y' }), (error: unknown) => error instanceof ConfigError && error.message.split('\n').length === 2);
+  });
+});
+
+describe('MEMORY_LIMIT=auto', () => {
+  const GIB = 2 ** 30;
+  test('the container limit (process.constrainedMemory) when there is one', () => {
+    assert.deepEqual(detectMemoryLimit(GIB, undefined, 24 * GIB), { bytes: GIB, source: 'cgroup' });
+  });
+  test('the cgroup file when the runtime gives no limit', () => {
+    assert.deepEqual(detectMemoryLimit(undefined, 2 * GIB, 24 * GIB), { bytes: 2 * GIB, source: 'cgroup' });
+    assert.deepEqual(detectMemoryLimit(0, 2 * GIB, 24 * GIB), { bytes: 2 * GIB, source: 'cgroup' });
+  });
+  test('the machine’s memory when no limit is set (2^64 from constrainedMemory, or a limit above the machine)', () => {
+    assert.deepEqual(detectMemoryLimit(2 ** 64, undefined, 24 * GIB), { bytes: 24 * GIB, source: 'machine' });
+    assert.deepEqual(detectMemoryLimit(2 ** 64, 2 ** 63, 24 * GIB), { bytes: 24 * GIB, source: 'machine' });
+  });
+  test('with WORKERS > 1 each worker gets an equal share of what the primary leaves', () => {
+    assert.equal(processShare(768 * 2 ** 20, 1), 768 * 2 ** 20);
+    assert.equal(processShare(768 * 2 ** 20, 2), 352 * 2 ** 20);
+  });
+  test('sizes are shown in the largest unit they reach, to one decimal', () => {
+    assert.equal(formatBytes(805306368), '768 MiB');
+    assert.equal(formatBytes(1.5 * GIB), '1.5 GiB');
+    assert.equal(formatBytes(24683656 * 1024), '23.5 GiB');
+    assert.equal(formatBytes(123), '123 bytes');
   });
 });

@@ -15,7 +15,13 @@ const containerEnv: Record<string, string> = Object.fromEntries(container.env.ma
 const dockerEnv: Record<string, string> = Object.fromEntries(
   [...(/^ENV ([\s\S]*?)\n(?!\s)/m.exec(dockerfile)?.[1] ?? '').matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1] as string, m[2] as string]),
 );
-const KNOWN = new Set([...Object.values(SETTINGS).map((s) => s.env), 'NODE_ENV']);
+const KNOWN = new Set([...Object.values(SETTINGS).map((s) => s.env), 'NODE_ENV', 'NODE_OPTIONS']);
+const UNITS: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30 };
+const quantityBytes = (quantity: string): number => {
+  const [, number, unit] = /^(\d+)(Ki|Mi|Gi)?$/.exec(quantity) ?? [];
+  assert.ok(number !== undefined, `a memory quantity in bytes, Ki, Mi or Gi: ${quantity}`);
+  return Number(number) * (unit === undefined ? 1 : (UNITS[unit] as number));
+};
 
 describe('deploy/', () => {
   test('every variable the Dockerfile and the manifest set is one the service reads, with a valid value', () => {
@@ -60,6 +66,22 @@ describe('deploy/', () => {
     assert.match(dockerfile, /^USER node$/m);
     assert.match(dockerfile, /^CMD \["node", "dist\/main.js"\]$/m);
     assert.equal(deployment.spec.template.spec.securityContext.runAsNonRoot, true);
+  });
+
+  test('memory agrees: MEMORY_LIMIT is the container limit (auto), one worker per one-CPU pod, a heap well under the limit', () => {
+    const limit = quantityBytes(container.resources.limits.memory);
+    const requested = quantityBytes(container.resources.requests.memory);
+    const env = containerEnv;
+    assert.ok(env.MEMORY_LIMIT === undefined || env.MEMORY_LIMIT === 'auto', 'the service reads the container limit itself');
+    assert.equal(loadConfig({}).memoryLimit, 'auto');
+    assert.equal(env.WORKERS, '1');
+    assert.equal(container.resources.limits.cpu, '1');
+    assert.equal(dockerEnv.WORKERS, '1');
+    assert.ok(!('MEMORY_LIMIT' in dockerEnv), 'the image reads the container limit too');
+    const heapMb = Number(/--max-old-space-size=(\d+)/.exec(env.NODE_OPTIONS ?? '')?.[1]);
+    assert.ok(heapMb > 0 && heapMb * 2 ** 20 <= limit / 2, `heap ${heapMb} MiB under half of the ${limit} byte limit`);
+    assert.ok(requested >= 256 * 2 ** 20 && requested <= limit);
+    assert.ok(limit >= 768 * 2 ** 20, 'room for the largest legal request (README, Reliability)');
   });
 
   test('resources, the Service selector and the HPA all point at the Deployment', () => {

@@ -4,7 +4,7 @@ import { startServer } from './process.js';
 
 test('the entry listens where PORT and HOST say, prints the docs URL, serves, and exits 0 on SIGTERM', async (t) => {
   const server = await startServer(t, { DRAIN_DELAY_MS: '0' });
-  assert.match(server.output(), /^JSON utility service listening on http:\/\/127\.0\.0\.1:\d+\nAPI docs: http:\/\/127\.0\.0\.1:\d+\/api\/docs\n$/);
+  assert.match(server.output(), /^JSON utility service listening on http:\/\/127\.0\.0\.1:\d+\nAPI docs: http:\/\/127\.0\.0\.1:\d+\/api\/docs\nMemory: [\d.]+ [KMG]iB \(MEMORY_LIMIT=auto: the (machine|cgroup)'s\), [\d.]+ [KMG]iB of it for requests; bodies over 64 KiB go to \d+ worker threads? of \d+ MiB heap\n$/);
   const answer = await fetch(`${server.base}/api/isOdd`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"input":9007199254740993}' });
   assert.deepEqual(await answer.json(), { ret: true });
   assert.equal((await fetch(`${server.base}/api/docs`)).status, 200);

@@ -16,11 +16,11 @@ export interface RunningServer {
 }
 
 /**
- * Starts the real entry point (`src/main.ts`) on a free port and waits until it announces itself.
+ * Starts the real entry point (`src/main.ts`, or the node arguments in `entry`) on a free port and waits until it announces itself.
  * Whatever the test's outcome, the process group is killed when the test ends.
  */
-export async function startServer(t: TestContext, env: Record<string, string> = {}): Promise<RunningServer> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY], {
+export async function startServer(t: TestContext, env: Record<string, string> = {}, entry: readonly string[] = ['--import', 'tsx', ENTRY]): Promise<RunningServer> {
+  const child = spawn(process.execPath, entry, {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true, // its own process group, so that workers and helpers go with it

@@ -7,7 +7,7 @@ import { fieldProblem, fromCore } from './problem.js';
  * only in field names (`pointer`) and response shape: limits, then the core rule.
  */
 
-export type Limits = Pick<Config, 'sortMaxLength' | 'numberTextLimit'>;
+export type Limits = Pick<Config, 'sortMaxLength' | 'numberTextLimit' | 'stringSplitMaxParts'>;
 
 /**
  * Route option for results of any size: native JSON.stringify writes a large array of strings or

@@ -1,15 +1,12 @@
 import type { FastifyRequest } from 'fastify';
 import { toJsonPointer } from '../core/index.js';
+import { BODY_OPERATIONS } from './body-operations.js';
 import { ProblemError, fieldProblem } from './problem.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The JSON source text of the number in the body field named by the route's `numberField`. */
     numberSource: string | undefined;
-  }
-  interface FastifyContextConfig {
-    /** A body field whose number must be read from its source text, not a rounded double. */
-    numberField?: string;
   }
 }
 
@@ -24,48 +21,65 @@ const CLOSE_BRACKET = 0x5d;
 const UTF8_CHARSET = /^\s*"?utf-?8"?\s*$/i;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+/** A parsed body, and the source text of its number field when the route asked for one. */
+export interface ParsedBody {
+  body: unknown;
+  numberSource: string | undefined;
+}
+
+/** Refuses a `charset` other than UTF-8 (RFC 8259 §8.1) with 415. */
+export function checkCharset(contentType: string | undefined): void {
+  const charset = /;\s*charset\s*=([^;]*)/i.exec(contentType ?? '')?.[1];
+  if (charset !== undefined && !UTF8_CHARSET.test(charset)) {
+    throw new ProblemError(415, `The request body must be UTF-8 JSON; charset ${charset.trim()} is not accepted`);
+  }
+}
+
 /**
- * Fastify's `application/json` parser, replaced so that:
+ * Parses a request body (the bytes of a JSON text), free of any framework so that it runs the
+ * same on the event loop and in the worker threads:
  * - nesting beyond `maxDepth` is refused from the text, before `JSON.parse` builds it (a 16 MiB
  *   body of `[` would otherwise take seconds and hundreds of MB);
- * - `__proto__` and `constructor` are ordinary keys (CONTRACT §1): `JSON.parse` makes them own
+ * - `__proto__` and `constructor` are ordinary keys (docs/behaviour.md): `JSON.parse` makes them own
  *   data properties and never touches a prototype;
- * - a route can ask for a number's exact source text (CONTRACT §2 parity);
+ * - with `numberField`, the source text of that member's number is kept (parity is exact);
  * - a body that is not valid UTF-8 (RFC 8259 §8.1) is refused instead of silently repaired.
  */
+export function parseJsonBody(bytes: Uint8Array, maxDepth: number, numberField: string | undefined): ParsedBody {
+  if (bytes.length === 0) throw fieldProblem('', 'is empty; it must be a JSON object with an "input" field');
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    throw new ProblemError(400, 'The request body is not valid UTF-8');
+  }
+
+  // The body object itself is one level above `input`, where the limit is counted (docs/behaviour.md, limits).
+  const tooDeep = findDepthViolation(text, maxDepth + 1);
+  if (tooDeep !== undefined) {
+    throw fieldProblem(tooDeep, `nests deeper than the limit of ${maxDepth} levels (MAX_DEPTH)`, 413);
+  }
+
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (error) {
+    throw new ProblemError(400, `The request body is not valid JSON: ${(error as Error).message}`);
+  }
+
+  const numberSource =
+    numberField !== undefined && isObject(body) && typeof body[numberField] === 'number' ? memberSourceText(text, numberField) : undefined;
+  return { body, numberSource };
+}
+
+/** Fastify's `application/json` parser, replaced by `parseJsonBody`; the number source goes on the request. */
 export function createJsonBodyParser(maxDepth: number) {
-  // The body object itself is one level above `input`, where the limit is counted (CONTRACT §3).
-  const bodyDepthLimit = maxDepth + 1;
-
-  return function parseJsonBody(request: FastifyRequest, bytes: Buffer): unknown {
-    const charset = /;\s*charset\s*=([^;]*)/i.exec(request.headers['content-type'] ?? '')?.[1];
-    if (charset !== undefined && !UTF8_CHARSET.test(charset)) {
-      throw new ProblemError(415, `The request body must be UTF-8 JSON; charset ${charset.trim()} is not accepted`);
-    }
-    if (bytes.length === 0) throw fieldProblem('', 'is empty; it must be a JSON object with an "input" field');
-    let text: string;
-    try {
-      text = utf8.decode(bytes);
-    } catch {
-      throw new ProblemError(400, 'The request body is not valid UTF-8');
-    }
-
-    const tooDeep = findDepthViolation(text, bodyDepthLimit);
-    if (tooDeep !== undefined) {
-      throw fieldProblem(tooDeep, `nests deeper than the limit of ${maxDepth} levels (MAX_DEPTH)`, 413);
-    }
-
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch (error) {
-      throw new ProblemError(400, `The request body is not valid JSON: ${(error as Error).message}`);
-    }
-
-    const numberField = request.routeOptions.config.numberField;
-    if (numberField !== undefined && isObject(body) && typeof body[numberField] === 'number') {
-      request.numberSource = memberSourceText(text, numberField);
-    }
+  return function parseRequestBody(request: FastifyRequest, bytes: Buffer): unknown {
+    checkCharset(request.headers['content-type']);
+    const operation = request.routeOptions.config.operation;
+    const numberField = operation === undefined ? undefined : BODY_OPERATIONS[operation].numberField;
+    const { body, numberSource } = parseJsonBody(bytes, maxDepth, numberField);
+    request.numberSource = numberSource;
     return body;
   };
 }

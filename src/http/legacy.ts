@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../config.js';
 import { addRouteHeaders } from './route-headers.js';
-import { parityOrProblem, serializeNatively, sortedOrProblem, stringFormOrProblem, type Limits } from './answers.js';
+import { serializeNatively, type Limits } from './answers.js';
+import { BODY_OPERATIONS, bodyRouteOptions, sendAnswer } from './body-operations.js';
 import {
   BODY_ERRORS,
   LegacyParityBodySchema,
@@ -73,33 +74,28 @@ export const legacyRoutes: FastifyPluginAsync<Limits & { successorPrefix: string
     '/sort',
     {
       ...serializeNatively,
+      ...bodyRouteOptions('legacySort'),
       schema: {
         ...legacySchema('/sort', 'Sort an array (earlier revision)', prefix),
         body: LegacySortBodySchema,
         response: { 200: withHeaders(jsonResponse('The sorted array', SortResponseSchema)), ...problemResponses(...BODY_ERRORS) },
       },
     },
-    async (request) => ({ sortedArray: sortedOrProblem(request.body.array, '/array', limits) }),
+    async (request) => BODY_OPERATIONS.legacySort.answer(request.body, { limits, numberSource: undefined }),
   );
 
-  for (const [path, name] of [['/is-odd', 'isOdd'], ['/is-even', 'isEven']] as const) {
+  for (const [path, name, operation] of [['/is-odd', 'isOdd', 'legacyIsOdd'], ['/is-even', 'isEven', 'legacyIsEven']] as const) {
     app.post(
       path,
       {
-        config: { numberField: 'number' },
+        ...bodyRouteOptions(operation),
         schema: {
           ...legacySchema(path, `Tell whether a number is ${name === 'isOdd' ? 'odd' : 'even'} (earlier revision)`, prefix),
           body: LegacyParityBodySchema,
           response: { 200: withHeaders(jsonResponse('The number as sent, and the answer', legacyParityResultSchema(name))), ...problemResponses(...BODY_ERRORS) },
         },
       },
-      async (request, reply) => {
-        const { number } = request.body;
-        const answer = parityOrProblem(name, number, request.numberSource, '/number', limits);
-        // Written by hand so that a JSON number comes back with every digit it was sent with.
-        const echoed = typeof number === 'number' && request.numberSource !== undefined ? request.numberSource : JSON.stringify(number);
-        return reply.type('application/json; charset=utf-8').send(`{"number":${echoed},"${name}":${answer}}`);
-      },
+      async (request, reply) => sendAnswer(reply, BODY_OPERATIONS[operation].answer(request.body, { limits, numberSource: request.numberSource })),
     );
   }
 
@@ -107,12 +103,13 @@ export const legacyRoutes: FastifyPluginAsync<Limits & { successorPrefix: string
     '/toString',
     {
       ...serializeNatively,
+      ...bodyRouteOptions('legacyToString'),
       schema: {
         ...legacySchema('/toString', 'Convert a value to its string form (earlier revision)', prefix),
         body: LegacyToStringBodySchema,
         response: { 200: withHeaders(jsonResponse('`ret` is the string form', StringResultSchema)), ...problemResponses(...BODY_ERRORS) },
       },
     },
-    async (request) => ({ ret: stringFormOrProblem(request.body.number, '/number') }),
+    async (request) => BODY_OPERATIONS.legacyToString.answer(request.body, { limits, numberSource: undefined }),
   );
 };

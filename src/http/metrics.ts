@@ -1,5 +1,5 @@
 import cluster from 'node:cluster';
-import { AggregatorRegistry, Registry, collectDefaultMetrics } from 'prom-client';
+import { AggregatorRegistry, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
 
 /**
  * Prometheus metrics (https://github.com/siimon/prom-client): request counts and latency by
@@ -21,6 +21,8 @@ function processMetrics(): Registry {
 }
 
 export interface HttpMetrics {
+  /** Adds a metric of another part of the service to this registry. */
+  register(metric: Metric): void;
   observe(method: string, route: string | undefined, status: number, seconds: number): void;
   /** The exposition text: this process's, or in a cluster worker every worker's, summed. */
   text(): Promise<string>;
@@ -114,6 +116,7 @@ export function createHttpMetrics(): HttpMetrics {
 
   return {
     contentType: registry.contentType,
+    register: (metric) => registry.registerMetric(metric),
     observe(method, route, status, seconds) {
       stats.observe(method, route ?? UNMATCHED_ROUTE, status, seconds);
     },

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { hasUnreadBody, lingerBeforeClosing, type LingerLimits } from './lingering-close.js';
 import type { HttpMetrics } from './metrics.js';
 import { problemOf, sendProblem } from './problem.js';
 
@@ -28,16 +29,24 @@ function loggedUrl(url: string): string {
 
 /**
  * One log line per request, with its id, route, status and time; the id goes back in
- * `x-request-id`; every response is counted in the metrics; and once shutdown begins every
- * response says `Connection: close`, so clients stop reusing the connection.
+ * `x-request-id`; every response is counted in the metrics; once shutdown begins every
+ * response says `Connection: close`, so clients stop reusing the connection; and an answer sent
+ * before the body has arrived closes its connection only after a lingering read of the rest.
  */
-export function observeRequests(app: FastifyInstance, metrics: HttpMetrics, shuttingDown: () => boolean): void {
+export function observeRequests(app: FastifyInstance, metrics: HttpMetrics, shuttingDown: () => boolean, linger: LingerLimits): void {
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     done();
   });
-  app.addHook('onSend', (_request, reply, payload, done) => {
-    if (shuttingDown()) reply.header('connection', 'close');
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (hasUnreadBody(request.raw)) {
+      // Answered before the whole body arrived: the connection cannot be reused, and must not be
+      // closed before the client has finished sending and can read the answer.
+      reply.header('connection', 'close');
+      lingerBeforeClosing(request.raw, linger);
+    } else if (shuttingDown()) {
+      reply.header('connection', 'close');
+    }
     done(null, payload);
   });
   const log = app.log;

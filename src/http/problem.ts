@@ -26,6 +26,8 @@ export class ProblemError extends Error {
     readonly status: number,
     detail: string,
     readonly errors?: FieldError[],
+    /** Headers the answer carries, such as `retry-after` on a 503. */
+    readonly headers?: Readonly<Record<string, string>>,
   ) {
     super(detail);
   }
@@ -62,7 +64,8 @@ export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply
   return reply.code(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));
 }
 
-interface AjvError {
+/** One error of ajv's, as Fastify's validation reports it. */
+export interface ValidationError {
   instancePath: string;
   keyword: string;
   params: Record<string, unknown>;
@@ -73,7 +76,7 @@ interface AjvError {
 /** The words a schema gives for what a field accepts (`x-expected`), used in error details. */
 export const EXPECTED = 'x-expected';
 
-function validationProblem(errors: readonly AjvError[]): Problem {
+export function validationProblem(errors: readonly ValidationError[]): Problem {
   const byPointer = new Map<string, FieldError & { fromSchema: boolean }>();
   for (const error of errors) {
     const missing = error.keyword === 'required' ? String(error.params.missingProperty) : undefined;
@@ -102,7 +105,7 @@ const FRAMEWORK_PROBLEMS: Readonly<Record<string, readonly [number, string]>> = 
 /** Maps any error thrown while handling a request to its problem; never leaks internals of a 5xx. */
 export function toProblem(error: unknown, bodyLimit: number): Problem {
   if (error instanceof ProblemError) return problemOf(error.status, error.message, error.errors);
-  const fastifyError = error as Partial<FastifyError> & { validation?: AjvError[] };
+  const fastifyError = error as Partial<FastifyError> & { validation?: ValidationError[] };
   if (Array.isArray(fastifyError.validation)) return validationProblem(fastifyError.validation);
   if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
     return problemOf(413, `The request body is larger than the limit of ${bodyLimit} bytes (BODY_LIMIT)`);
@@ -120,6 +123,7 @@ export function problemErrorHandler(bodyLimit: number) {
   return function handleError(this: unknown, error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
     const problem = toProblem(error, bodyLimit);
     if (problem.status >= 500 && problem.status !== 503) request.log.error({ err: error }, 'request failed');
+    if (error instanceof ProblemError && error.headers !== undefined) reply.headers(error.headers);
     return sendProblem(reply, problem);
   };
 }

@@ -1,8 +1,9 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { collatorFor, isNumber, stringSplit, InputError } from '../core/index.js';
-import { PARITY, numberTextTooLong, parityOrProblem, serializeNatively, sortedOrProblem, stringFormOrProblem, type Limits } from './answers.js';
-import { ProblemError, fieldProblem, fromCore } from './problem.js';
+import { isNumber, InputError } from '../core/index.js';
+import { PARITY, numberTextTooLong, serializeNatively, type Limits } from './answers.js';
+import { BODY_OPERATIONS, bodyRouteOptions } from './body-operations.js';
+import { ProblemError } from './problem.js';
 import {
   AnyInputBodySchema,
   BODY_ERRORS,
@@ -27,6 +28,7 @@ export const operationRoutes: FastifyPluginAsync<Limits> = async (plugin, limits
     '/sort',
     {
       ...serializeNatively,
+      ...bodyRouteOptions('sort'),
       schema: {
         operationId: 'sort',
         summary: 'Sort an array',
@@ -38,11 +40,7 @@ export const operationRoutes: FastifyPluginAsync<Limits> = async (plugin, limits
         response: { 200: jsonResponse('The sorted array', SortResponseSchema), ...problemResponses(...BODY_ERRORS) },
       },
     },
-    async (request) => {
-      const { input, order, locale } = request.body;
-      if (locale !== undefined) fromCore('/locale', () => collatorFor(locale));
-      return { sortedArray: sortedOrProblem(input, '/input', limits, { order, locale }) };
-    },
+    async (request) => BODY_OPERATIONS.sort.answer(request.body, { limits, numberSource: undefined }),
   );
 
   for (const name of ['isEven', 'isOdd'] as const) {
@@ -51,7 +49,7 @@ export const operationRoutes: FastifyPluginAsync<Limits> = async (plugin, limits
     app.post(
       `/${name}`,
       {
-        config: { numberField: 'input' },
+        ...bodyRouteOptions(name),
         schema: {
           operationId: name,
           summary: `Tell whether a number is ${word}`,
@@ -61,7 +59,7 @@ export const operationRoutes: FastifyPluginAsync<Limits> = async (plugin, limits
           response: { 200: jsonResponse(`\`ret\` is true when the number is ${word}`, BooleanResultSchema), ...problemResponses(...BODY_ERRORS) },
         },
       },
-      async (request) => ({ ret: parityOrProblem(name, request.body.input, request.numberSource, '/input', limits) }),
+      async (request) => BODY_OPERATIONS[name].answer(request.body, { limits, numberSource: request.numberSource }),
     );
     app.get(
       `/${name}/:number`,
@@ -92,6 +90,7 @@ export const operationRoutes: FastifyPluginAsync<Limits> = async (plugin, limits
   app.post(
     '/isNumber',
     {
+      ...bodyRouteOptions('isNumber'),
       schema: {
         operationId: 'isNumber',
         summary: 'Tell whether a value is a number',
@@ -103,7 +102,7 @@ export const operationRoutes: FastifyPluginAsync<Limits> = async (plugin, limits
         response: { 200: jsonResponse('`ret` is true when the value is a number', BooleanResultSchema), ...problemResponses(...BODY_ERRORS) },
       },
     },
-    async (request) => ({ ret: isNumber(request.body.input) }),
+    async (request) => BODY_OPERATIONS.isNumber.answer(request.body, { limits, numberSource: undefined }),
   );
 
   app.get(
@@ -125,6 +124,7 @@ export const operationRoutes: FastifyPluginAsync<Limits> = async (plugin, limits
     '/toString',
     {
       ...serializeNatively,
+      ...bodyRouteOptions('toString'),
       schema: {
         operationId: 'toString',
         summary: 'Convert a value to its string form',
@@ -134,13 +134,14 @@ export const operationRoutes: FastifyPluginAsync<Limits> = async (plugin, limits
         response: { 200: jsonResponse('`ret` is the string form', StringResultSchema), ...problemResponses(...BODY_ERRORS) },
       },
     },
-    async (request) => ({ ret: stringFormOrProblem(request.body.input, '/input') }),
+    async (request) => BODY_OPERATIONS.toString.answer(request.body, { limits, numberSource: undefined }),
   );
 
   app.post(
     '/stringSplit',
     {
       ...serializeNatively,
+      ...bodyRouteOptions('stringSplit'),
       schema: {
         operationId: 'stringSplit',
         summary: 'Split a string',
@@ -152,13 +153,7 @@ export const operationRoutes: FastifyPluginAsync<Limits> = async (plugin, limits
         response: { 200: jsonResponse('`ret` is the list of parts', StringListResultSchema), ...problemResponses(...BODY_ERRORS) },
       },
     },
-    async (request) => {
-      const { string, seperator, separator } = request.body.input;
-      if (seperator !== undefined && separator !== undefined && seperator !== separator) {
-        throw fieldProblem('/input/separator', 'differs from /input/seperator; send one of them, or both equal');
-      }
-      return { ret: stringSplit(string, seperator ?? separator) };
-    },
+    async (request) => BODY_OPERATIONS.stringSplit.answer(request.body, { limits, numberSource: undefined }),
   );
 };
 

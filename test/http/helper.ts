@@ -15,13 +15,13 @@ export async function build(t: TestContext, overrides: Partial<Config> = {}): Pr
   return app;
 }
 
-/** POSTs `body` (a value, sent as JSON, or raw JSON text) to `url`. */
+/** POSTs `body` (a value, sent as JSON, or raw JSON text or bytes) to `url`. */
 export function post(app: FastifyInstance, url: string, body: unknown, headers: InjectOptions['headers'] = {}): Promise<LightMyRequestResponse> {
   return app.inject({
     method: 'POST',
     url,
     headers: { 'content-type': 'application/json', ...headers },
-    payload: typeof body === 'string' ? body : JSON.stringify(body),
+    payload: typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body),
   });
 }
 

@@ -84,6 +84,25 @@ describe('limits (CONTRACT §3), each at its edge', () => {
     });
   });
 
+  describe('STRING_SPLIT_MAX_PARTS', () => {
+    test('defaults to 1,000,000: a string of exactly that many characters splits by ""; one more is 413', async (t) => {
+      const app = await build(t);
+      const response = await post(app, '/api/stringSplit', { input: { string: 'x'.repeat(1_000_000), seperator: '' } });
+      assert.equal(response.statusCode, 200);
+      assert.equal((response.json() as { ret: string[] }).ret.length, 1_000_000);
+      const detail = '/input/string splits into more than 1000000 parts; the limit is 1000000 (STRING_SPLIT_MAX_PARTS)';
+      assertProblem(await post(app, '/api/stringSplit', { input: { string: 'x'.repeat(1_000_001), seperator: '' } }), 413, detail, ['/input/string']);
+    });
+    test('a configured limit of 3: 3 parts pass, 4 is 413, by a separator or into characters', async (t) => {
+      const app = await build(t, { stringSplitMaxParts: 3 });
+      assertOk(await post(app, '/api/stringSplit', { input: { string: 'a,b,c', seperator: ',' } }), { ret: ['a', 'b', 'c'] });
+      assertOk(await post(app, '/api/stringSplit', { input: { string: '👍🏽é!', seperator: '' } }), { ret: ['👍🏽', 'é', '!'] });
+      const detail = '/input/string splits into more than 3 parts; the limit is 3 (STRING_SPLIT_MAX_PARTS)';
+      assertProblem(await post(app, '/api/stringSplit', { input: { string: 'a,b,c,', seperator: ',' } }), 413, detail, ['/input/string']);
+      assertProblem(await post(app, '/api/stringSplit', { input: { string: 'abcd', seperator: '' } }), 413, detail, ['/input/string']);
+    });
+  });
+
   describe('MAX_DEPTH', () => {
     test('defaults to 128: input nested 128 deep passes on every route', async (t) => {
       const app = await build(t);
@@ -108,6 +127,7 @@ describe('limits (CONTRACT §3), each at its edge', () => {
     });
     test('100,000 levels are refused at once, without building them', async (t) => {
       const app = await build(t);
+      await app.memory.pool.warm(); // the body goes to the worker threads, which `npm start` starts before it listens
       const started = performance.now();
       assertProblem(await post(app, '/api/sort', `{"input":${nested(100_000)}}`), 413, '/input nests deeper than the limit of 128 levels (MAX_DEPTH)', ['/input']);
       assert.ok(performance.now() - started < 500);

@@ -1,0 +1,48 @@
+import { execFileSync } from 'node:child_process';
+import { BODY_OPERATIONS, type BodyOperationId } from '../src/http/body-operations.js';
+import { PEAK_BYTES_PER_BODY_BYTE, estimatePeakBytes } from '../src/http/memory-estimates.js';
+import { SHAPES_OF } from './memory-shapes.js';
+
+/**
+ * `npm run measure:memory [-- SIZE...]`: the peak memory of answering each operation's costliest
+ * bodies (scripts/memory-shapes.ts), each in a fresh process, beside the estimate the admission
+ * control reserves for it (src/http/memory-estimates.ts). Sizes in bytes; default 1, 4 and 16 MiB.
+ */
+
+export interface Measurement {
+  operation: BodyOperationId;
+  shape: string;
+  bodyBytes: number;
+  peakBytes: number;
+  status: number;
+}
+
+const PROBE = new URL('./memory-probe.ts', import.meta.url).pathname;
+
+export function measurePeak(operation: BodyOperationId, shape: string, bytes: number): Measurement {
+  const output = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', PROBE, operation, shape, String(bytes)], { encoding: 'utf8' });
+  return JSON.parse(output) as Measurement;
+}
+
+const MIB = 2 ** 20;
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const sizes = process.argv.slice(2).map(Number);
+  const rows: string[] = ['| operation | shape | body | peak | peak per body byte | estimate | status |', '| --- | --- | ---: | ---: | ---: | ---: | ---: |'];
+  const worst = new Map<string, number>();
+  for (const operation of Object.keys(BODY_OPERATIONS) as BodyOperationId[]) {
+    if (operation.startsWith('legacy')) continue; // the same work as their successors
+    for (const shape of SHAPES_OF[operation]) {
+      for (const size of sizes.length > 0 ? sizes : [MIB, 4 * MIB, 16 * MIB]) {
+        const m = measurePeak(operation, shape, size);
+        const factor = m.peakBytes / m.bodyBytes;
+        const profile = BODY_OPERATIONS[operation].memory;
+        if (m.status === 200) worst.set(profile, Math.max(worst.get(profile) ?? 0, factor));
+        const estimate = estimatePeakBytes(operation, m.bodyBytes, true);
+        rows.push(`| ${operation} | ${shape} | ${(m.bodyBytes / MIB).toFixed(1)} MiB | ${(m.peakBytes / MIB).toFixed(0)} MiB | ${factor.toFixed(1)} | ${(estimate / MIB).toFixed(0)} MiB | ${m.status} |`);
+        process.stderr.write(`${rows.at(-1)}\n`);
+      }
+    }
+  }
+  process.stdout.write(`${rows.join('\n')}\n\nWorst measured peak per body byte (answered 200): ${[...worst].map(([p, f]) => `${p} ${f.toFixed(1)} (table: ${PEAK_BYTES_PER_BODY_BYTE[p as keyof typeof PEAK_BYTES_PER_BODY_BYTE]})`).join(', ')}\n`);
+}

@@ -1,0 +1,122 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Counter, Gauge, type Metric } from 'prom-client';
+import { formatBytes } from '../config.js';
+import type { BodyOperationId } from './body-operations.js';
+import { MemoryBudget, type Reservation } from './memory-budget.js';
+import { estimatePeakBytes } from './memory-estimates.js';
+import { ProblemError, problemOf, sendProblem } from './problem.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The memory this request holds in the budget, from admission until its answer is written. */
+    reservation: Reservation | undefined;
+  }
+  interface FastifyContextConfig {
+    /** The body operation a route answers: its memory is estimated and admitted by it. */
+    operation?: BodyOperationId;
+  }
+}
+
+export interface AdmissionOptions {
+  readonly budget: MemoryBudget;
+  /** The process's share of MEMORY_LIMIT, for the messages. */
+  readonly memoryLimit: number;
+  readonly bodyLimit: number;
+  readonly offloadBodyBytes: number;
+  readonly admissionWaitMs: number;
+}
+
+/**
+ * Admission by estimated peak memory (docs/behaviour.md, limits): before its body is read, a
+ * request to a body operation reserves what answering it may take at its peak
+ * (memory-estimates.ts), from its `Content-Length` (a chunked body as if it were `BODY_LIMIT`
+ * bytes, lowered once it has arrived). It holds the reservation until its answer has been
+ * written or the connection has closed, so answers waiting for slow readers count. One that does
+ * not fit waits up to `ADMISSION_WAIT_MS`, then gets 503 with `Retry-After`; one that could
+ * never fit gets 413 naming MEMORY_LIMIT. A client that sent `Expect: 100-continue` is told to
+ * send its body only once the request is admitted.
+ */
+export function admitByMemory(app: FastifyInstance, options: AdmissionOptions): void {
+  const { budget, bodyLimit, offloadBodyBytes, admissionWaitMs } = options;
+  const retryAfter = String(Math.max(1, Math.ceil(admissionWaitMs / 1000)));
+  app.decorateRequest('reservation', undefined);
+
+  // Without a listener Node answers `100 Continue` by itself; with one, the request goes on to
+  // Fastify and the admission below sends it once the body is welcome (RFC 9110 §10.1.1).
+  app.server.on('checkContinue', (request, response) => app.server.emit('request', request, response));
+
+  app.addHook('onRequest', (request, reply, done) => {
+    const operation = request.routeOptions.config.operation;
+    if (operation === undefined) return done();
+    const declared = Number(request.headers['content-length']);
+    if (declared > bodyLimit) return done(); // Fastify answers 413 without reading it
+    const chunked = Number.isNaN(declared);
+    const bodyBytes = chunked ? bodyLimit : declared;
+    const large = bodyBytes > offloadBodyBytes;
+    let bytes = estimatePeakBytes(operation, bodyBytes, large);
+    const ceiling = budget.ceiling(large);
+    if (bytes > ceiling) {
+      if (!chunked) return void sendProblem(reply, neverFits(bytes, bodyBytes, options));
+      bytes = ceiling; // as much as a request can ever have; checked again once the body is known
+    }
+    const admitted = (reservation: Reservation): void => {
+      // A client that went away while waiting has no answer to hold memory for.
+      if (request.raw.socket.destroyed) return reservation.release(), done();
+      request.reservation = reservation;
+      reply.raw.once('close', () => reservation.release());
+      if (request.headers.expect?.toLowerCase() === '100-continue') reply.raw.writeContinue();
+      done();
+    };
+    const reserved = budget.reserve(bytes, large, admissionWaitMs);
+    if (!(reserved instanceof Promise)) return admitted(reserved);
+    reserved.then(admitted, () => refuseForNow(reply, retryAfter));
+  });
+}
+
+/**
+ * Once the body has arrived: lowers the reservation of a request to what its real size needs,
+ * or refuses it when that is more than a request can ever have (a chunked body, admitted before
+ * its size was known).
+ */
+export function settleReservation(request: FastifyRequest, bodyBytes: number, offloaded: boolean, options: AdmissionOptions): void {
+  const { reservation } = request;
+  const operation = request.routeOptions.config.operation;
+  if (reservation === undefined || operation === undefined) return;
+  const bytes = estimatePeakBytes(operation, bodyBytes, offloaded);
+  if (bytes > options.budget.ceiling(offloaded)) {
+    const problem = neverFits(bytes, bodyBytes, options);
+    throw new ProblemError(problem.status, problem.detail);
+  }
+  reservation.shrink(bytes);
+}
+
+function neverFits(bytes: number, bodyBytes: number, options: AdmissionOptions) {
+  options.budget.tooLarge++;
+  const large = bodyBytes > options.offloadBodyBytes;
+  return problemOf(
+    413,
+    `Answering this ${bodyBytes}-byte body would take an estimated ${formatBytes(bytes)} of memory; ` +
+      `one request may have at most ${formatBytes(options.budget.ceiling(large))} of the ${formatBytes(options.memoryLimit)} memory limit (MEMORY_LIMIT). Send a smaller body`,
+  );
+}
+
+function refuseForNow(reply: FastifyReply, retryAfter: string): void {
+  reply.header('retry-after', retryAfter);
+  sendProblem(reply, problemOf(503, 'The service has no memory free for this request now (MEMORY_LIMIT); retry after the time in Retry-After'));
+}
+
+/** The budget in `/metrics`: its size, what is reserved, and how many requests waited or were refused. */
+export function budgetMetrics(budget: MemoryBudget, memoryLimit: number): Metric[] {
+  return [
+    new Gauge({ name: 'memory_limit_bytes', help: "This process's share of MEMORY_LIMIT", registers: [], collect() { this.set(memoryLimit); } }),
+    new Gauge({ name: 'memory_budget_capacity_bytes', help: 'Memory requests may reserve in all', registers: [], collect() { this.set(budget.capacity); } }),
+    new Gauge({ name: 'memory_budget_reserved_bytes', help: 'Memory reserved by requests being answered', registers: [], collect() { this.set(budget.reserved); } }),
+    new Gauge({ name: 'memory_budget_waiting_requests', help: 'Requests waiting for room in the memory budget', registers: [], collect() { this.set(budget.waiting); } }),
+    new Counter({ name: 'memory_budget_waits_total', help: 'Requests that had to wait for room', registers: [], collect() { this.reset(); this.inc(budget.waits); } }),
+    new Counter({ name: 'memory_budget_refusals_total', help: 'Requests refused for memory: 503 after waiting, or 413 because they could never fit', labelNames: ['status'], registers: [], collect() {
+      this.reset();
+      this.inc({ status: '503' }, budget.timeouts);
+      this.inc({ status: '413' }, budget.tooLarge);
+    } }),
+  ];
+}

@@ -1,0 +1,36 @@
+import { BODY_OPERATIONS, type BodyOperationId, type MemoryProfile } from './body-operations.js';
+
+/**
+ * Peak memory of answering a body, per byte of body, for each kind of operation: measured by
+ * `npm run measure:memory` on each operation's costliest bodies (many tiny elements, small
+ * objects, a million parts) from 1 to 16 MiB and rounded up; test/memory-estimates.test.ts checks
+ * that no measured peak is above its estimate. The measurements are in the README (Reliability).
+ */
+export const PEAK_BYTES_PER_BODY_BYTE: Readonly<Record<MemoryProfile, number>> = {
+  sort: 28,
+  toString: 26,
+  stringSplit: 34,
+  isNumber: 16,
+  parity: 16,
+};
+
+// The body itself, on top: Fastify gathers its chunks, then joins them into one buffer.
+const BODY_COPIES = 2;
+
+/** What any request with a body costs besides it: socket buffers, the request and reply objects. */
+export const REQUEST_OVERHEAD_BYTES = 64 * 1024;
+
+/** A worker thread's young generation fills before it is collected: a large body pays for it. */
+export const OFFLOADED_OVERHEAD_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The memory reserved for a request to `operation` with a body of `bodyBytes`, answered in the
+ * worker threads (`offloaded`) or on the event loop.
+ *
+ * @example
+ * estimatePeakBytes('sort', 1024 * 1024, true) //=> 46 MiB (16 MiB + 30 × 1 MiB) and 64 KiB
+ */
+export function estimatePeakBytes(operation: BodyOperationId, bodyBytes: number, offloaded: boolean): number {
+  const fixed = REQUEST_OVERHEAD_BYTES + (offloaded ? OFFLOADED_OVERHEAD_BYTES : 0);
+  return fixed + bodyBytes * (BODY_COPIES + PEAK_BYTES_PER_BODY_BYTE[BODY_OPERATIONS[operation].memory]);
+}

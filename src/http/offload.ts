@@ -1,0 +1,71 @@
+import { Piscina } from 'piscina';
+import type { Limits } from './answers.js';
+import { OffloadedAnswer, type BodyOperationId } from './body-operations.js';
+import type { OffloadTask, PoolOutcome } from './offload-worker.js';
+import { ProblemError } from './problem.js';
+
+export interface OffloadPool {
+  /** The answer for this body, or a `ProblemError` with the problem the route would have answered. */
+  answer(operation: BodyOperationId, body: Buffer): Promise<OffloadedAnswer>;
+  readonly threads: number;
+  /** Starts the threads now rather than on the first large body; resolves once one has answered. */
+  warm(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface OffloadPoolOptions {
+  readonly threads: number;
+  /** Each thread's V8 old-generation limit, so that it collects before the process passes MEMORY_LIMIT. */
+  readonly heapMb: number;
+  readonly limits: Limits;
+  readonly maxDepth: number;
+}
+
+// Under tsx (tests, `npm run dev`) the worker is the TypeScript source; built, it is the .js beside this file.
+const WORKER = new URL(import.meta.url.endsWith('.ts') ? './offload-worker.ts' : './offload-worker.js', import.meta.url);
+
+export const WORKER_FAILED_RETRY_AFTER_SECONDS = 1;
+
+/**
+ * A pool of worker threads (piscina, https://github.com/piscinajs/piscina) that answer large
+ * bodies from parse to serialized answer, so the event loop stays free for small requests and
+ * probes. The body's buffer is transferred to the thread and the answer's back, never copied.
+ */
+export function createOffloadPool(options: OffloadPoolOptions): OffloadPool {
+  // Made on first use: an app that never sees a large body (most tests) starts no thread.
+  let pool: Piscina<OffloadTask | null, PoolOutcome | null> | undefined;
+  const started = (): Piscina<OffloadTask | null, PoolOutcome | null> =>
+    (pool ??= new Piscina<OffloadTask | null, PoolOutcome | null>({
+      filename: WORKER.href,
+      minThreads: options.threads,
+      maxThreads: options.threads,
+      idleTimeout: Number.POSITIVE_INFINITY,
+      resourceLimits: { maxOldGenerationSizeMb: options.heapMb },
+    }));
+  return {
+    threads: options.threads,
+    warm: async () => void (await started().run(null)),
+    async answer(operation, body) {
+      const bytes = ownBuffer(body);
+      let outcome: PoolOutcome | null;
+      try {
+        outcome = await started().run({ operation, bytes, limits: options.limits, maxDepth: options.maxDepth }, { transferList: [bytes.buffer as ArrayBuffer] });
+      } catch {
+        // The thread ran out of its heap (or died): the estimate was short. Another try may fit.
+        throw new ProblemError(503, 'The service could not answer this body within its memory budget (MEMORY_LIMIT) just now; retry after the time in Retry-After', undefined, {
+          'retry-after': String(WORKER_FAILED_RETRY_AFTER_SECONDS),
+        });
+      }
+      if (outcome === null) throw new TypeError('the pool answered a warm-up');
+      if (!(outcome instanceof Uint8Array)) throw new ProblemError(outcome.problem.status, outcome.problem.detail, outcome.problem.errors);
+      return new OffloadedAnswer(Buffer.from(outcome.buffer, outcome.byteOffset, outcome.byteLength));
+    },
+    close: async () => pool?.destroy(),
+  };
+}
+
+/** The body as a view of a buffer it alone uses, so that transferring it takes nothing else along. */
+function ownBuffer(body: Buffer): Uint8Array {
+  if (body.byteOffset === 0 && body.byteLength === body.buffer.byteLength) return body;
+  return new Uint8Array(body);
+}

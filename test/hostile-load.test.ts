@@ -1,0 +1,146 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { before, describe, test } from 'node:test';
+import { promisify } from 'node:util';
+import { startServer } from './process.js';
+
+// Issue: legal requests must not take the service down. The built service, MEMORY_LIMIT=768MiB;
+// 24 connections send bodies at BODY_LIMIT to the costliest operations and never read the
+// answers, while probes and small requests keep coming every 100 ms. Linux only (/proc).
+
+const MIB = 1024 * 1024;
+const LIMIT = 768 * MIB;
+const BODY_LIMIT = 16 * MIB;
+const HOSTILE_CONNECTIONS = 24;
+const HOSTILE_MS = 12_000;
+const ROOT = new URL('..', import.meta.url).pathname;
+
+/** Bodies just under BODY_LIMIT for the three costliest kinds of work. */
+function hostileBodies(): Array<[string, Buffer]> {
+  const fill = (head: string, unit: string, tail: string): Buffer => {
+    const count = Math.floor((BODY_LIMIT - head.length - tail.length) / unit.length);
+    return Buffer.from(head + unit.repeat(count).slice(0, -1) + tail);
+  };
+  const strings = Array.from({ length: 1_000_000 }, (_, i) => `"${String((i * 7919) % 1_000_003).padStart(13, 'k')}"`).join(',');
+  return [
+    ['/api/stringSplit', Buffer.from(`{"input":{"seperator":"","string":"${'ab'.repeat((BODY_LIMIT - 64) / 2)}"}}`)],
+    ['/api/toString', fill('{"input":[', '{"k":1},', ']}')],
+    ['/api/sort', Buffer.from(`{"input":[${strings}]}`)],
+  ];
+}
+
+/** Resident memory of every process in the process group, in bytes. */
+function groupRss(group: number): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) !== group) continue; // pgrp
+      total += Number(fields[21]) * 4096; // rss, in pages
+    } catch {
+      // the process ended while it was read
+    }
+  }
+  return total;
+}
+
+interface Answer {
+  status: number;
+  retryAfter: boolean;
+}
+
+/** Sends one request and reads only the start of its answer, then nothing more. */
+function hostileRequest(port: number, path: string, body: Buffer, sockets: Socket[], answers: Answer[]): void {
+  const socket = connect(port, '127.0.0.1');
+  sockets.push(socket);
+  socket.on('error', () => undefined);
+  socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+  socket.write(body);
+  socket.once('data', (chunk: Buffer) => {
+    const head = chunk.toString('latin1', 0, 2048);
+    answers.push({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]), retryAfter: /\r\nretry-after: \d+\r\n/i.test(head) });
+    socket.pause();
+  });
+}
+
+describe('hostile load within MEMORY_LIMIT', () => {
+  before(async () => {
+    await promisify(execFile)('npm', ['run', 'build'], { cwd: ROOT });
+  });
+  const bodies = hostileBodies();
+
+  for (const workers of (process.env.HOSTILE_WORKERS ?? '1,2').split(',').map(Number)) {
+    test(`WORKERS=${workers}: RSS stays within the limit, probes and small requests are answered within 1 s, memory is given back`, async (t) => {
+      const server = await startServer(t, { MEMORY_LIMIT: '768MiB', WORKERS: String(workers), LOG_LEVEL: 'warn' }, [`${ROOT}dist/main.js`]);
+      const group = server.child.pid as number;
+      let peak = groupRss(group);
+      const sampler = setInterval(() => (peak = Math.max(peak, groupRss(group))), 50);
+
+      const probes: Array<{ path: string; status: number; ms: number }> = [];
+      let probing = true;
+      const probeLoop = (async () => {
+        for (let i = 0; probing; i++) {
+          const started = performance.now();
+          const small = i % 2 === 1;
+          const path = small ? '/api/isEven' : '/healthz';
+          const init: RequestInit = small ? { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"input":4}' } : {};
+          const status = await fetch(`${server.base}${path}`, { ...init, signal: AbortSignal.timeout(1000) }).then(
+            async (response) => (await response.arrayBuffer(), response.status),
+            () => 0,
+          );
+          probes.push({ path, status, ms: performance.now() - started });
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      })();
+
+      const sockets: Socket[] = [];
+      const answers: Answer[] = [];
+      for (let i = 0; i < HOSTILE_CONNECTIONS; i++) {
+        const [path, body] = bodies[i % bodies.length] as [string, Buffer];
+        hostileRequest(server.port, path, body, sockets, answers);
+      }
+      await new Promise((resolve) => setTimeout(resolve, HOSTILE_MS));
+      for (const socket of sockets) socket.destroy();
+      const hostilePeak = peak;
+
+      // After the hostile clients have gone: memory comes back, and a real sort is served.
+      const settled = Date.now();
+      let rss = groupRss(group);
+      while (rss >= LIMIT / 2 && Date.now() - settled < 15_000) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        rss = groupRss(group);
+      }
+      const settleMs = Date.now() - settled;
+      probing = false;
+      await probeLoop;
+      clearInterval(sampler);
+      const input = Array.from({ length: 100_000 }, (_, i) => (i * 7919) % 100_003);
+      const sorted = await fetch(`${server.base}/api/sort`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input }) });
+      assert.equal(sorted.status, 200);
+      assert.deepEqual(((await sorted.json()) as { sortedArray: number[] }).sortedArray, input.toSorted((a, b) => a - b));
+
+      const statuses = answers.map((a) => a.status).sort();
+      const slowest = Math.max(...probes.map((p) => p.ms));
+      t.diagnostic(
+        `peak RSS ${(hostilePeak / MIB).toFixed(0)} MiB of ${LIMIT / MIB}; answered ${answers.length} of ${HOSTILE_CONNECTIONS}: ${JSON.stringify(Object.fromEntries(statuses.map((s) => [s, statuses.filter((x) => x === s).length])))}; ` +
+          `${probes.length} probes, slowest ${slowest.toFixed(0)} ms; RSS ${(rss / MIB).toFixed(0)} MiB ${settleMs} ms after the clients left`,
+      );
+      if (process.env.HOSTILE_DEBUG) t.diagnostic(JSON.stringify(probes.map((p) => Math.round(p.ms))));
+      assert.equal(server.child.exitCode, null, 'the service is still running');
+      assert.doesNotMatch(server.errors(), /worker died/);
+      assert.ok(hostilePeak <= LIMIT * 1.15, `peak RSS ${(hostilePeak / MIB).toFixed(0)} MiB`);
+      for (const probe of probes) assert.ok(probe.status === 200 && probe.ms < 1000, `${probe.path}: ${probe.status} in ${probe.ms.toFixed(0)} ms`);
+      assert.ok(probes.length >= 30);
+      for (const answer of answers) {
+        assert.ok([200, 413, 503].includes(answer.status), `status ${answer.status}`);
+        if (answer.status === 503) assert.ok(answer.retryAfter, '503 carries Retry-After');
+      }
+      assert.ok(answers.length > 0);
+      assert.ok(rss < LIMIT / 2, `RSS ${(rss / MIB).toFixed(0)} MiB after ${settleMs} ms`);
+    });
+  }
+});
