@@ -11,9 +11,9 @@ const HELP = `json-utility ${version}: exact JSON utilities, as a service or one
 Usage:
   json-utility serve [--port N] [--host H] [--workers N|auto]
                                    serve the HTTP API (flags override PORT, HOST, WORKERS)
-  json-utility isEven <number>     {"ret":true|false}; exact at any size ("9007199254740993")
-  json-utility isOdd <number>
-  json-utility isNumber <text>     whether the text is written as a number
+  json-utility isEven [number]     {"ret":true|false}; exact at any size ("9007199254740993")
+  json-utility isOdd [number]      the number from stdin when not given; negative ones need no --
+  json-utility isNumber [text]     whether the text is written as a number
   json-utility sort [json-array]   {"sortedArray":[...]}; the array from stdin when not given
                                    --desc for descending, --locale TAG for a locale's collation
   json-utility toString [json]     {"ret":"..."}: RFC 8785 canonical text; the value from stdin when not given
@@ -21,7 +21,6 @@ Usage:
                                    {"ret":[...]}; an empty separator splits into characters
   json-utility --help | --version
 
-A negative number goes after --, as in: json-utility isOdd -- -7
 
 Prints the same JSON as the HTTP API. Bad input: exit code 1 and the problem on stderr.
 Every setting of \`serve\` is also an environment variable: see the README's Configuration table.`;
@@ -42,18 +41,29 @@ function argumentOrStdin(positionals: string[]): string {
   return readFileSync(0, 'utf8');
 }
 
+/** The value argument, or standard input without its final line break. */
+function valueOrStdin(positionals: string[], what: string): string {
+  if (positionals[0] !== undefined) return positionals[0];
+  if (process.stdin.isTTY) throw new UsageError(`missing ${what}: give it as an argument or on standard input`);
+  return readFileSync(0, 'utf8').replace(/\r?\n$/, '');
+}
+
 function required(positionals: string[], what: string): string {
   const value = positionals[0];
   if (value === undefined) throw new UsageError(`missing ${what}`);
   return value;
 }
 
+// An argument such as -7 or -.5 is a value, not an option: parseArgs would refuse it as an unknown flag.
+const NEGATIVE_NUMBER = /^-[\d.]/;
+const PLACEHOLDER = '\u0000';
+
 type Command = (positionals: string[], flags: Record<string, string | boolean | undefined>) => unknown;
 
 const COMMANDS = new Map<string, Command>([
-  ['isEven', (p) => ({ ret: isEven(required(p, '<number>')) })],
-  ['isOdd', (p) => ({ ret: isOdd(required(p, '<number>')) })],
-  ['isNumber', (p) => ({ ret: isNumber(required(p, '<text>')) })],
+  ['isEven', (p) => ({ ret: isEven(valueOrStdin(p, '<number>')) })],
+  ['isOdd', (p) => ({ ret: isOdd(valueOrStdin(p, '<number>')) })],
+  ['isNumber', (p) => ({ ret: isNumber(valueOrStdin(p, '<text>')) })],
   [
     'sort',
     (p, flags) => {
@@ -67,8 +77,10 @@ const COMMANDS = new Map<string, Command>([
 ]);
 
 async function main(argv: string[]): Promise<number> {
-  const { values: flags, positionals } = parseArgs({
-    args: argv,
+  const negatives: string[] = [];
+  const args = argv.map((arg) => (NEGATIVE_NUMBER.test(arg) ? `${PLACEHOLDER}${negatives.push(arg) - 1}` : arg));
+  const parsed = parseArgs({
+    args,
     allowPositionals: true,
     strict: true,
     options: {
@@ -81,6 +93,8 @@ async function main(argv: string[]): Promise<number> {
       locale: { type: 'string' },
     },
   });
+  const flags = parsed.values;
+  const positionals = parsed.positionals.map((arg) => (arg.startsWith(PLACEHOLDER) ? (negatives[Number(arg.slice(1))] as string) : arg));
   const [command, ...rest] = positionals;
   if (flags.version) return print(version);
   if (flags.help || command === undefined) return print(HELP);
