@@ -60,7 +60,7 @@ function parityOfText(text: string): 0 | 1 {
   let significantEnd = digits.length;
   while (significantEnd > 0 && digits.charCodeAt(significantEnd - 1) === 48) significantEnd--;
   if (significantEnd === 0) return 0; // zero, -0 included, is even
-  // Integrality from the text (CONTRACT §2 Parity): "1.9999999999999999" is not 2.
+  // Integrality from the text (docs/behaviour.md §2.2): "1.9999999999999999" is not 2.
   if (significantEnd > notation.pointAt) throw new InputError(NOT_AN_INTEGER);
   if (significantEnd < notation.pointAt) return 0; // a multiple of ten
   return (digits.charCodeAt(significantEnd - 1) & 1) as 0 | 1;

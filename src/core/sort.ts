@@ -37,7 +37,7 @@ export function collatorFor(locale: string): Intl.Collator {
   return collator;
 }
 
-// CONTRACT §2 sort, mixed types: null < false < true < numbers < strings < arrays < objects.
+// docs/behaviour.md §2.5, mixed types: null < false < true < numbers < strings < arrays < objects.
 const enum Rank { Null, False, True, Number, String, Array, Object }
 
 function rankOf(value: JsonValue): Rank {
@@ -107,7 +107,7 @@ function sortMixed(values: readonly JsonValue[], order: SortOrder, compare: Comp
 
 function sortNumbers(values: readonly number[], order: SortOrder): number[] {
   const sorted = new Float64Array(values.length);
-  // -0 and 0 are equal (CONTRACT §2 sort); storing +0 keeps the typed sort, which puts -0 first, stable.
+  // -0 and 0 are equal (docs/behaviour.md §2.5); storing +0 keeps the typed sort, which puts -0 first, stable.
   for (let i = 0; i < values.length; i++) sorted[i] = (values[i] as number) || 0;
   sorted.sort();
   if (order === 'desc') sorted.reverse();

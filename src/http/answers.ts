@@ -35,7 +35,7 @@ export function numberTextTooLong(text: string, limits: Limits): string | undefi
 
 /**
  * Parity of a body field: `source` is the field's JSON text when it was a number, so that no
- * digit is lost to a double (CONTRACT §2 parity).
+ * digit is lost to a double (docs/behaviour.md §2.2).
  */
 export function parityOrProblem(name: ParityName, value: number | string, source: string | undefined, pointer: string, limits: Limits): boolean {
   const text = typeof value === 'string' ? value : (source ?? String(value));

@@ -8,7 +8,7 @@ type TrackedSocket = Socket & { [inFlight]?: number };
  * Makes closing the server wait for every response to reach the client whole.
  *
  * Node 20's `server.close()` calls `closeIdleConnections()`, which destroys a keep-alive socket
- * whose response has been ended but not yet flushed (STACK.md: a 7 MB sort response was cut). This
+ * whose response has been ended but not yet flushed (a 7 MB sort response was seen cut off). This
  * replaces it on `server` with one that ends (never destroys) only sockets with no request in
  * flight, and ends each other socket once its last response has been flushed. Call once, before
  * the server listens; `isClosing()` tells the app to send `Connection: close` from then on.

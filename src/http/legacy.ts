@@ -17,7 +17,7 @@ import {
 } from './schemas.js';
 
 /**
- * The earlier revision (CONTRACT §4, interface spec §9): root paths, old field names, old
+ * The earlier revision (docs/behaviour.md §4): root paths, old field names, old
  * response shapes. One row per route; the routes, their headers and the README's migration
  * table all come from it.
  */

@@ -20,7 +20,7 @@ import {
   problemResponses,
 } from './schemas.js';
 
-/** The current contract's operations (CONTRACT §2), under the prefix they are registered with. */
+/** The current contract's operations (docs/behaviour.md §2), under the prefix they are registered with. */
 export const operationRoutes: FastifyPluginAsync<Limits> = async (plugin, limits) => {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
 

@@ -180,7 +180,7 @@ export const StringListResultSchema = Type.Object({ ret: Type.Array(Type.String(
 
 export { jsonResponse };
 
-// ---- the earlier revision (CONTRACT §4)
+// ---- the earlier revision (docs/behaviour.md §4)
 
 export const LegacySortBodySchema = Type.Object(
   { array: Type.Array(Type.Unknown(), { [EXPECTED]: 'an array of JSON values', description: 'The values to sort' }) },

@@ -5,7 +5,7 @@ import { cpuMillis } from '../cpu-time.js';
 
 const show = (value: unknown): string => (typeof value === 'string' ? JSON.stringify(value).slice(0, 60) : String(value));
 
-// CONTRACT §2 "What counts as a number": JavaScript's Number(string) grammar, any magnitude.
+// docs/behaviour.md §2.1 "What counts as a number": JavaScript's Number(string) grammar, any magnitude.
 const NUMBERS: unknown[] = [
   0, -0, 12, -1.5, 1e21, 5e-324, Number.MAX_VALUE, Infinity /* a literal such as 1e400 */, 9007199254740993n,
   '12', '-12', '+12', ' -1.5e3 ', '.5', '5.', '-.5', '1e400', '1E+3', '1e-7', '00012', '0.0',

@@ -6,7 +6,7 @@ import { cpuMillis } from '../cpu-time.js';
 
 const show = (value: IntegerLike): string => (typeof value === 'string' ? JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value) : `${value}${typeof value === 'bigint' ? 'n' : ''}`);
 
-// CONTRACT §2 Parity: exact at any magnitude, integrality from the text.
+// docs/behaviour.md §2.2 Parity: exact at any magnitude, integrality from the text.
 const EVEN: IntegerLike[] = [
   0, -0, 2, -4, 2 ** 60, Number.MAX_VALUE, 10n ** 30n,
   '0', '-0', '+0', '0.0', '4.0', '4.000', '-12', '1e3', '1E3', '1e400', '20e-1', '0x1E', '0o10', '0b10', '00', '0e5',

@@ -102,7 +102,7 @@ describe('sort', () => {
   });
 });
 
-/** An independent statement of CONTRACT §2's total order, to check the implementation against. */
+/** An independent statement of the total order of docs/behaviour.md §2.5, to check the implementation against. */
 function compareAny(a: JsonValue, b: JsonValue): number {
   const rank = (v: JsonValue) => (v === null ? 0 : v === false ? 1 : v === true ? 2 : typeof v === 'number' ? 3 : typeof v === 'string' ? 4 : Array.isArray(v) ? 5 : 6);
   if (rank(a) !== rank(b)) return rank(a) - rank(b);

@@ -131,7 +131,7 @@ describe('splitGraphemes', () => {
     }
   });
 
-  // CONTRACT §2 stringSplit: splitting is linear, and 1 MiB split by "" answers in well under a second.
+  // docs/behaviour.md §2.4 stringSplit: splitting is linear, and 1 MiB split by "" answers in well under a second.
   const MIB = 1024 * 1024;
   const PATTERNS: Array<[string, string]> = [
     ['ASCII', 'The quick brown fox. '],

@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { InputError, toString, type JsonValue } from '../../src/core/index.js';
 
-const JCS = new URL('../../../shared/testdata/jcs/', import.meta.url);
+const JCS = new URL('../fixtures/jcs/', import.meta.url);
 
 /** Reads the IEEE-754 double whose bit pattern is `hex` (1 to 16 hex digits). */
 function doubleFromBits(hex: string): number {
@@ -14,7 +14,7 @@ function doubleFromBits(hex: string): number {
 }
 
 describe('toString', () => {
-  describe('RFC 8785 test vectors (shared/testdata/jcs)', () => {
+  describe('RFC 8785 test vectors (test/fixtures/jcs)', () => {
     for (const file of readdirSync(new URL('input/', JCS))) {
       test(`input/${file} gives output/${file} exactly`, () => {
         const input = JSON.parse(readFileSync(new URL(`input/${file}`, JCS), 'utf8')) as JsonValue;

@@ -7,7 +7,7 @@ import { JSON_TYPE, assertProblem, build, post } from './helper.js';
 const DEFAULT_DEPRECATION = '@1795305600'; // 2026-11-22T00:00:00Z
 const linkTo = (successor: string) => `<${successor}>; rel="successor-version"`;
 
-describe('the earlier revision (CONTRACT §4)', () => {
+describe('the earlier revision (docs/behaviour.md §4)', () => {
   const OK: Array<[string, string, string]> = [
     ['/sort', '{"array":[3,1,2]}', '{"sortedArray":[1,2,3]}'],
     ['/sort', '{"array":["b",null,1,"a"]}', '{"sortedArray":[null,1,"a","b"]}'],

@@ -7,7 +7,7 @@ import { assertOk, assertProblem, build, post } from './helper.js';
 
 const nested = (depth: number): string => '['.repeat(depth) + ']'.repeat(depth);
 
-describe('limits (CONTRACT §3), each at its edge', () => {
+describe('limits (docs/behaviour.md §3), each at its edge', () => {
   describe('BODY_LIMIT', () => {
     test('defaults to 16 MiB', () => assert.equal(DEFAULT_CONFIG.bodyLimit, 16 * 1024 * 1024));
     const body = (length: number) => `{"input":"${'x'.repeat(length - 12)}"}`;

@@ -5,7 +5,7 @@ import { JSON_TYPE, assertOk, assertProblem, build, post } from './helper.js';
 const POST_ONLY = ['/api/sort', '/api/isEven', '/api/isOdd', '/api/isNumber', '/api/toString', '/api/stringSplit'];
 const GET_ONLY = ['/api/isEven/4', '/api/isOdd/4', '/api/isNumber/4'];
 
-describe('methods (RFC 9110 §15.5.6, CONTRACT §1)', () => {
+describe('methods (RFC 9110 §15.5.6, docs/behaviour.md §1)', () => {
   for (const url of POST_ONLY) {
     for (const method of ['GET', 'PUT', 'DELETE', 'PATCH'] as const) {
       test(`${method} ${url} is 405 with Allow: OPTIONS, POST`, async (t) => {
@@ -122,7 +122,7 @@ describe('paths', () => {
   });
 });
 
-describe('request bodies (CONTRACT §1)', () => {
+describe('request bodies (docs/behaviour.md §1)', () => {
   const MEDIA_TYPES_ACCEPTED = ['application/json', 'application/json; charset=utf-8', 'application/json;charset=UTF-8', 'Application/JSON; Charset="utf-8"'];
   for (const type of MEDIA_TYPES_ACCEPTED) {
     test(`Content-Type: ${type} is accepted`, async (t) => {
