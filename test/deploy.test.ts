@@ -60,6 +60,17 @@ describe('deploy/', () => {
     assert.equal(dockerEnv.DRAIN_DELAY_MS, containerEnv.DRAIN_DELAY_MS);
   });
 
+  test('the image runs a Node.js major the suite runs on (.ci/run: the machine\'s and scripts/node24.sh\'s), and engines allows it', () => {
+    const majors = [...dockerfile.matchAll(/^FROM node:(\d+)-/gm)].map((m) => Number(m[1]));
+    assert.equal(majors.length, 2);
+    const node24 = Number(/^version=(\d+)\./m.exec(readFileSync(new URL('../scripts/node24.sh', import.meta.url), 'utf8'))?.[1]);
+    const ciRun = readFileSync(new URL('../.ci/run', import.meta.url), 'utf8');
+    assert.match(ciRun, /scripts\/node24\.sh/);
+    for (const major of majors) assert.ok(major === node24 || major === Number(process.versions.node.split('.')[0]), `node:${major}`);
+    const engines = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { engines: { node: string } }).engines.node;
+    for (const major of [...majors, 20, 22]) assert.match(engines, new RegExp(`(\\^|>=)${major}\\.`), `engines ${engines} allows ${major}`);
+  });
+
   test('the Dockerfile is multi-stage, keeps production dependencies only, and runs as a non-root user', () => {
     assert.equal([...dockerfile.matchAll(/^FROM /gm)].length, 2);
     assert.match(dockerfile, /npm prune --omit=dev/);

@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { promisify } from 'node:util';
+
+// The package as a user receives it: `npm pack`, installed from the tarball into a fresh prefix
+// (dependencies from the npm registry, or npm's cache), then used as a command and as a library.
+
+const run = promisify(execFile);
+const root = new URL('..', import.meta.url).pathname;
+const work = mkdtempSync(join(tmpdir(), 'installed-package-'));
+const prefix = join(work, 'prefix');
+const bin = join(prefix, 'bin', 'json-utility');
+const installed = join(prefix, 'lib', 'node_modules', 'json-utility-service');
+
+async function cli(args: string[], stdin?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(bin, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  child.stdin.end(stdin);
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return { code, stdout, stderr };
+}
+
+describe('the packed package, installed as a user would', { timeout: 240_000 }, () => {
+  before(async () => {
+    await run('npm', ['pack', '--pack-destination', work, '--silent'], { cwd: root, maxBuffer: 16 << 20 });
+    const tarball = readdirSync(work).find((name) => name.endsWith('.tgz')) as string;
+    await run('npm', ['install', '--global', '--prefix', prefix, '--no-audit', '--no-fund', '--prefer-offline', join(work, tarball)], { cwd: work, maxBuffer: 16 << 20 });
+  });
+  after(() => rmSync(work, { recursive: true, force: true }));
+
+  test('the json-utility command: an operation, a negative number, standard input', async () => {
+    assert.deepEqual(await cli(['isOdd', '-7']), { code: 0, stdout: '{"ret":true}\n', stderr: '' });
+    assert.deepEqual(await cli(['sort'], '[3,1,2]'), { code: 0, stdout: '{"sortedArray":[1,2,3]}\n', stderr: '' });
+    assert.deepEqual(await cli(['isEven'], '9007199254740993\n'), { code: 0, stdout: '{"ret":false}\n', stderr: '' });
+  });
+
+  test('an error exits 1 with the problem on stderr; --help exits 0', async () => {
+    assert.deepEqual(await cli(['isEven', '2.5']), { code: 1, stdout: '', stderr: '/input must be an integer\n' });
+    const help = await cli(['--help']);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /^json-utility 1\.0\.0: /);
+  });
+
+  test('json-utility serve --port 0 answers a request and stops on SIGTERM', async () => {
+    const child = spawn(bin, ['serve', '--port', '0'], { env: { ...process.env, DRAIN_DELAY_MS: '0', LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    const exited = once(child, 'exit');
+    try {
+      const deadline = Date.now() + 20_000;
+      while (!/listening on (\S+)\n/.test(output) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+      const base = /listening on (\S+)\n/.exec(output)?.[1] as string;
+      assert.ok(base, output);
+      const response = await fetch(`${base}/api/isEven/4`);
+      assert.deepEqual(await response.json(), { ret: true });
+    } finally {
+      child.kill('SIGTERM');
+    }
+    assert.deepEqual(await exited, [0, null]);
+  });
+
+  test('an ESM project imports the library, /client and /server, and typechecks against the installed types', async () => {
+    const project = join(work, 'project');
+    mkdirSync(join(project, 'node_modules', '@types'), { recursive: true });
+    symlinkSync(installed, join(project, 'node_modules', 'json-utility-service'));
+    // A TypeScript user has Node's types; the server's types (Fastify's) refer to them.
+    symlinkSync(join(root, 'node_modules', '@types', 'node'), join(project, 'node_modules', '@types', 'node'));
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'user-project', private: true, type: 'module' }));
+    const source = `import { isOdd, sort, toString, type JsonValue } from 'json-utility-service';
+import { createClient, ProblemError } from 'json-utility-service/client';
+import { buildApp } from 'json-utility-service/server';
+
+const values: JsonValue[] = [3, 'b', null];
+const app = await buildApp({ bodyLimit: 1024 }, { logger: false, prefix: '/tools/json' });
+const answer = await app.inject({ method: 'GET', url: '/tools/json/isEven/4' });
+await app.close();
+const client = createClient({ baseUrl: 'http://127.0.0.1:1' });
+const ok: boolean = isOdd('-7') && typeof client.isEven === 'function' && ProblemError.prototype instanceof Error;
+console.log(JSON.stringify([ok, sort(values), toString({ b: 1, a: 2 }), answer.statusCode, answer.body]));
+`;
+    writeFileSync(join(project, 'check.ts'), source);
+    writeFileSync(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', noEmit: true, skipLibCheck: false, types: ['node'] }, files: ['check.ts'] }),
+    );
+    await run(join(root, 'node_modules', '.bin', 'tsc'), ['-p', project], { cwd: project });
+    // The same program as JavaScript, run by Node from the project.
+    writeFileSync(join(project, 'check.mjs'), source.replace(', type JsonValue', '').replace('const values: JsonValue[]', 'const values').replace('const ok: boolean', 'const ok'));
+    const { stdout } = await run(process.execPath, ['check.mjs'], { cwd: project });
+    assert.deepEqual(JSON.parse(stdout), [true, [null, 3, 'b'], '{"a":2,"b":1}', 200, '{"ret":true}']);
+  });
+});
