@@ -35,7 +35,9 @@ export async function registerOpenApi(app: FastifyInstance, prefix: string): Pro
   });
   await app.register(swaggerUi, {
     routePrefix: `${prefix}/docs`,
-    uiConfig: { deepLinking: true, tryItOutEnabled: true, displayRequestDuration: true, validatorUrl: null },
+    // BaseLayout has no top bar: neither the framework's logo nor the "Explore" URL field, which
+    // only invites loading another document; the page opens with the service's own title.
+    uiConfig: { layout: 'BaseLayout', deepLinking: true, tryItOutEnabled: true, displayRequestDuration: true, validatorUrl: null },
     theme: { title: 'JSON utility service: API reference' },
   });
   app.get(`${prefix}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());

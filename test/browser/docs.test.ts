@@ -27,9 +27,15 @@ test('the docs page, in a real browser: every operation listed, one tried live, 
 
   await page.goto(`${base}/api/docs`);
   await page.locator('.opblock').first().waitFor();
+  // The service's own page: its name first, no framework logo, no "Explore" bar to load another document.
+  assert.match(await page.locator('.information-container .title').innerText(), /^JSON utility service/);
+  assert.equal(await page.locator('.topbar, .download-url-input, .topbar-wrapper img').count(), 0);
+  assert.equal(await page.title(), 'JSON utility service: API reference');
   const listed = await page.locator('.opblock-summary-path, .opblock-summary-path__deprecated').allInnerTexts();
   const expected = ['/api/sort', '/api/isEven', '/api/isEven/{number}', '/api/isOdd', '/api/isOdd/{number}', '/api/isNumber', '/api/isNumber/{number}', '/api/toString', '/api/stringSplit', '/sort', '/is-odd', '/is-even', '/toString'];
   assert.deepEqual(listed.map((path) => path.replace(/\u200b/g, '')).sort(), expected.sort());
+  // UPDATE_DOCS_SCREENSHOT=1 npm test: the README's picture, the page's first screen with the operations.
+  if (process.env.UPDATE_DOCS_SCREENSHOT === '1') await page.screenshot({ path: new URL('../../docs/api-docs.png', import.meta.url).pathname });
 
   const operation = page.locator('#operations-parity-isEven');
   await operation.locator('.opblock-summary').click();
