@@ -41,12 +41,13 @@ export const ProblemSchema = Type.Object(
 const PROBLEM_WHEN: Readonly<Record<number, string>> = {
   400: 'The body is missing, is not JSON, is not an object, or a field is invalid; `errors` names each field',
   404: 'No such path',
-  405: 'The path exists but not with this method; the `Allow` header lists the methods it takes',
+  405: 'The path exists but not with this method (a path value left empty, `/api/isEven/`, is the POST operation\'s path); the `Allow` header lists the methods it takes',
   413: 'The body, an array, the parts of a split or a nesting depth is over its limit, or answering the body would take more memory than MEMORY_LIMIT allows one request',
   414: 'A path segment is longer than the service accepts',
   415: 'The body is not `application/json` (UTF-8)',
   500: 'An unexpected failure; nothing internal is disclosed',
-  503: 'No memory is free for this body now (MEMORY_LIMIT); retry after the seconds in `Retry-After`',
+  429: 'Too many requests from this client (RATE_LIMIT_MAX, off by default); retry after the seconds in `Retry-After`',
+  503: 'Overloaded: no memory free for this body now (MEMORY_LIMIT), or shedding load (MAX_EVENT_LOOP_DELAY_MS, off by default); retry after the seconds in `Retry-After`',
 };
 
 /** Problem responses for the given statuses, with the content type the service sends them with. */
@@ -57,7 +58,7 @@ export function problemResponses(...statuses: number[]): Record<number, unknown>
       {
         description: PROBLEM_WHEN[status] ?? 'Error',
         content: { [PROBLEM_CONTENT_TYPE]: { schema: ProblemSchema } },
-        ...(status === 503 ? { headers: { 'Retry-After': { type: 'integer', description: 'Seconds to wait before trying again' } } } : {}),
+        ...(status === 429 || status === 503 ? { headers: { 'Retry-After': { type: 'integer', description: 'Seconds to wait before trying again' } } } : {}),
       },
     ]),
   );
@@ -65,8 +66,8 @@ export function problemResponses(...statuses: number[]): Record<number, unknown>
 
 const jsonResponse = (description: string, schema: TSchema) => ({ description, content: { 'application/json': { schema } } });
 
-export const BODY_ERRORS = [400, 413, 415, 500, 503];
-export const PATH_ERRORS = [400, 414, 500];
+export const BODY_ERRORS = [400, 413, 415, 429, 500, 503];
+export const PATH_ERRORS = [400, 405, 414, 429, 500, 503];
 
 // ---- sort
 

@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { readFileSync } from 'node:fs';
 import { isEven, isNumber, isOdd, sort, stringSplit, toString, type JsonValue } from '../../src/core/index.js';
 import { buildApp } from '../../src/server.js';
+import { conformanceTo, type Conformance } from './openapi-conformance.js';
 
 /**
  * Random requests over a real socket: random JSON in every field, broken JSON, wrong media types,
@@ -104,9 +105,13 @@ const oddPath = fc.oneof(
 
 describe('HTTP fuzzing over a real socket', () => {
   let app: FastifyInstance;
+  let document: Conformance;
+  // Statuses of the answers checked against the OpenAPI document, by how often they came.
+  const checkedStatuses = new Map<number, number>();
   before(async () => {
     app = await buildApp({}, { logger: false });
     base = new URL(await app.listen({ port: 0, host: '127.0.0.1' }));
+    document = await conformanceTo(app);
   });
   after(() => app.close());
 
@@ -124,6 +129,9 @@ describe('HTTP fuzzing over a real socket', () => {
           const expected = coreAnswer(path, JSON.parse(payload) as Record<string, unknown>);
           if (expected !== undefined) assert.deepEqual(JSON.parse(answer.body), JSON.parse(JSON.stringify(expected)), `${path} ${payload.slice(0, 200)}`);
         }
+        if (document.check(verb, path, { status: answer.status, contentType: answer.type, body: answer.body })) {
+          checkedStatuses.set(answer.status, (checkedStatuses.get(answer.status) ?? 0) + 1);
+        }
         assert.equal(Object.getOwnPropertyNames(Object.prototype).includes('polluted'), false);
         assert.deepEqual(Object.keys(Object.prototype), []);
         assert.deepEqual(Object.keys(Array.prototype), []);
@@ -134,9 +142,11 @@ describe('HTTP fuzzing over a real socket', () => {
     test(`regression: ${note}`, () => check(verb, path, type, payload ?? ''));
   }
 
-  test('no 5xx, every error is problem+json with a matching status, valid inputs get the core answer, no prototype is polluted', async () => {
+  test('no 5xx, every error is problem+json with a matching status, valid inputs get the core answer, every answer is what the OpenAPI document says, no prototype is polluted', async (t) => {
     // A failure prints the counterexample: add it to fuzz-regressions.json with a note.
     await fc.assert(property, { numRuns: 1500 });
     assert.equal((await send('GET', '/healthz', {})).status, 200);
+    t.diagnostic(`checked against the OpenAPI document, by status: ${JSON.stringify(Object.fromEntries([...checkedStatuses].sort()))}`);
+    assert.ok([...checkedStatuses.values()].reduce((sum, count) => sum + count, 0) >= 50, 'too few answers matched an operation');
   });
 });

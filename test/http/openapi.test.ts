@@ -64,9 +64,9 @@ describe('GET /api/openapi.json', () => {
       const ok = operation.responses['200']?.content['application/json']?.schema;
       assert.ok(Array.isArray(ok?.examples) && ok.examples.length > 0, 'response example');
       const errors = Object.keys(operation.responses).filter((status) => status !== '200');
-      assert.deepEqual(errors, method === 'post' ? ['400', '413', '415', '500', '503'] : ['400', '414', '500']);
+      assert.deepEqual(errors, method === 'post' ? ['400', '413', '415', '429', '500', '503'] : ['400', '405', '414', '429', '500', '503']);
       for (const status of errors) assert.ok(operation.responses[status]?.content['application/problem+json']?.schema, status);
-      if (method === 'post') assert.equal(operation.responses['503']?.headers?.['Retry-After']?.schema?.type, 'integer');
+      for (const status of ['429', '503']) assert.equal(operation.responses[status]?.headers?.['Retry-After']?.schema?.type, 'integer');
     });
   }
 
