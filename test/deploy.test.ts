@@ -95,6 +95,26 @@ describe('deploy/', () => {
     assert.ok(limit >= 768 * 2 ** 20, 'room for the largest legal request (README, Reliability)');
   });
 
+  test('every manifest validates against the Kubernetes API schemas (kubernetes-models 5.1.0: Kubernetes 1.34), offline', async () => {
+    const { Deployment } = await import('kubernetes-models/apps/v1');
+    const { Service } = await import('kubernetes-models/v1');
+    const { HorizontalPodAutoscaler } = await import('kubernetes-models/autoscaling/v2');
+    const models: Record<string, new (document: never) => { validate(): void }> = {
+      'apps/v1 Deployment': Deployment,
+      'v1 Service': Service,
+      'autoscaling/v2 HorizontalPodAutoscaler': HorizontalPodAutoscaler,
+    };
+    assert.deepEqual(manifests.map((m) => `${m.apiVersion} ${m.kind}`).sort(), Object.keys(models).sort());
+    for (const manifest of manifests) {
+      const Model = models[`${manifest.apiVersion} ${manifest.kind}`] as new (document: never) => { validate(): void };
+      assert.doesNotThrow(() => new Model(manifest as never).validate(), `${manifest.kind}`);
+    }
+    // The validation has teeth: a port written as a string is refused.
+    const broken = structuredClone(deployment);
+    broken.spec.template.spec.containers[0].ports[0].containerPort = '3000';
+    assert.throws(() => new Deployment(broken as never).validate());
+  });
+
   test('resources, the Service selector and the HPA all point at the Deployment', () => {
     assert.ok(container.resources.requests.cpu && container.resources.limits.memory);
     const labels = deployment.spec.template.metadata.labels;
