@@ -1,6 +1,5 @@
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { move } from 'piscina';
+import { collectGarbage } from './collect-garbage.js';
 import { JsonText, BODY_OPERATIONS, type BodyOperationId } from './body-operations.js';
 import type { Limits } from './answers.js';
 import { parseJsonBody } from './json-body.js';
@@ -58,11 +57,8 @@ export function answerBody(task: OffloadTask): OffloadOutcome {
   }
 }
 
-// A full collection after each task gives the memory of its garbage back before the next one
-// arrives, instead of whenever V8 would get to it: the memory budget counts a task's memory
-// only until its answer is written.
-v8.setFlagsFromString('--expose-gc');
-const collectGarbage = vm.runInNewContext('gc') as () => void;
+// A full collection after each task frees its garbage before the next one arrives, instead of
+// whenever V8 would get to it: the memory budget counts a task's memory only until its answer is written.
 
 /** The pool's task: `null` only starts the thread (OffloadPool.warm). */
 export default function answerOffloaded(task: OffloadTask | null): unknown {

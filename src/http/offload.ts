@@ -25,6 +25,16 @@ export interface OffloadPoolOptions {
 const WORKER = new URL(import.meta.url.endsWith('.ts') ? './offload-worker.ts' : './offload-worker.js', import.meta.url);
 
 export const WORKER_FAILED_RETRY_AFTER_SECONDS = 1;
+/**
+ * A pool thread's V8 limits: its old generation (`heapMb`, from the memory budget, so that it
+ * collects before the process passes MEMORY_LIMIT) and a fixed young generation, so that the
+ * memory a task takes (memory-estimates.ts) does not depend on the Node.js version's defaults.
+ */
+export const THREAD_RESOURCE_LIMITS = (heapMb: number) => ({ maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: YOUNG_GENERATION_MB });
+const YOUNG_GENERATION_MB = 24;
+
+// Long enough to serve a burst of large bodies with warm threads; a new one starts in about 0.1 s.
+const IDLE_THREAD_MS = 5_000;
 
 /**
  * A pool of worker threads (piscina, https://github.com/piscinajs/piscina) that answer large
@@ -37,10 +47,12 @@ export function createOffloadPool(options: OffloadPoolOptions): OffloadPool {
   const started = (): Piscina<OffloadTask | null, PoolOutcome | null> =>
     (pool ??= new Piscina<OffloadTask | null, PoolOutcome | null>({
       filename: WORKER.href,
-      minThreads: options.threads,
+      // A thread that has answered a large body keeps the heap it grew (V8 gives little of it
+      // back); one left idle for IDLE_THREAD_MS ends, and the process's memory falls back.
+      minThreads: 0,
       maxThreads: options.threads,
-      idleTimeout: Number.POSITIVE_INFINITY,
-      resourceLimits: { maxOldGenerationSizeMb: options.heapMb },
+      idleTimeout: IDLE_THREAD_MS,
+      resourceLimits: THREAD_RESOURCE_LIMITS(options.heapMb),
     }));
   return {
     threads: options.threads,

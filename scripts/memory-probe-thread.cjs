@@ -1,0 +1,3 @@
+// The worker thread of scripts/memory-probe.ts. On Node 20, tsx's ES module hooks do not reach a
+// worker thread but its require hook does (piscina's workers load TypeScript the same way).
+require(require('node:path').join(__dirname, 'memory-probe.ts'));
