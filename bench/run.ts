@@ -38,7 +38,8 @@ const { values: flags } = parseArgs({
 });
 const smoke = flags.smoke;
 const settings = {
-  seconds: smoke ? 1 : Number(flags.seconds),
+  // Half a second a cell: the smoke run only proves that every target answers every scenario.
+  seconds: smoke ? 0.5 : Number(flags.seconds),
   warmupSeconds: smoke ? 0 : Number(flags.warmup),
   rounds: smoke ? 1 : Number(flags.rounds),
   connections: Number(flags.connections),
@@ -49,8 +50,11 @@ const settings = {
 };
 const parts = new Set(flags.parts.split(','));
 const chosenScenarios = new Set(flags.scenarios.split(','));
-const generator: LoadGenerator = (flags.load as LoadGenerator | undefined) ?? (installed('wrk') ? 'wrk' : 'autocannon');
-const TARGET_ORDER: readonly TargetName[] = ['service', 'baseline', 'fastify', 'express'];
+// wrk takes whole seconds only: the smoke run's half seconds go to autocannon.
+const generator: LoadGenerator = (flags.load as LoadGenerator | undefined) ?? (installed('wrk') && !smoke ? 'wrk' : 'autocannon');
+const TARGET_ORDER: readonly TargetName[] = ['service', 'service-logged', 'baseline', 'node-features', 'fastify', 'fastify-logger', 'express'];
+// Sort scaling compares the implementations, not their logging: the first four only.
+const SCALING_TARGETS: ReadonlySet<TargetName> = new Set(['service', 'baseline', 'fastify', 'express']);
 
 // Server on CPU 0, load generator (and this script) on CPU 1, where taskset and two CPUs exist.
 const canPin = installed('taskset') && cpus().length >= 2;
@@ -125,6 +129,7 @@ async function scaling(targets: Map<TargetName, RunningTarget>): Promise<Scaling
       const body = sortBody(kind, size);
       const requests = Math.max(3, Math.min(100, Math.round(2e6 / size)));
       for (const target of targets.values()) {
+        if (!SCALING_TARGETS.has(target.name)) continue;
         const first = await call(target.base, { method: 'POST', path: '/api/sort', body });
         const sorted = (first.answer as { sortedArray?: unknown[] }).sortedArray;
         if (first.status !== 200 || sorted?.length !== size) throw new Error(`${target.name} failed to sort ${size} ${kind}: ${first.status}`);
@@ -187,11 +192,11 @@ async function main(): Promise<void> {
     log(`load generator: ${generator}; pinning: ${canPin ? 'servers on CPU 0, load on CPU 1' : 'none'}`);
     const cells = parts.has('throughput') ? await throughput(targets, scenarios().filter((s) => chosenScenarios.has(s.id))) : [];
     const scalingRows = parts.has('scaling') ? await scaling(targets) : [];
-    const service = targets.get('service') as RunningTarget;
+    const logged = targets.get('service-logged') as RunningTarget;
     for (const target of targets.values()) await target.stop();
     targets.clear();
     // Counted once the service has exited: its log is buffered (LOG_FLUSH_MS) and complete only then.
-    const serviceLogLines = await countRequestLogLines(service.logFile);
+    const serviceLogLines = await countRequestLogLines(logged.logFile);
     const rss = parts.has('rss') ? await peakRss() : [];
 
     const report: BenchReport = {

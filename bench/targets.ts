@@ -5,15 +5,20 @@ import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
 
-export type TargetName = 'service' | 'baseline' | 'fastify' | 'express';
+export type TargetName = 'service' | 'service-logged' | 'baseline' | 'node-features' | 'fastify' | 'fastify-logger' | 'express';
 
 /** Each target is its own process, started with plain `node` on a free port. */
 export const TARGETS: Record<TargetName, { entry: string; env: Record<string, string> }> = {
-  // The built service as `npm start` runs it: production defaults (LOG_LEVEL=info, one line per
-  // request, security headers, CORS, metrics); only the drain delay is cut, so that it stops at once.
+  // The built service as `npm start` runs it: production defaults (LOG_LEVEL=info, ACCESS_LOG=minimal,
+  // security headers, CORS, metrics, memory admission); only the drain delay is cut, so that it stops at once.
   service: { entry: join(root, 'dist/main.js'), env: { WORKERS: '1', DRAIN_DELAY_MS: '0' } },
+  // The same with every request logged, as before ACCESS_LOG existed.
+  'service-logged': { entry: join(root, 'dist/main.js'), env: { WORKERS: '1', DRAIN_DELAY_MS: '0', ACCESS_LOG: 'all' } },
   baseline: { entry: join(root, 'bench/baseline/server.mjs'), env: {} },
+  // The baseline plus a request id, the response headers, a log line and metrics per request (FEATURES picks them).
+  'node-features': { entry: join(root, 'bench/node-http-features/server.mjs'), env: {} },
   fastify: { entry: join(root, 'bench/fastify-floor/server.mjs'), env: {} },
+  'fastify-logger': { entry: join(root, 'bench/fastify-floor/server.mjs'), env: { FASTIFY_LOGGER: '1' } },
   express: { entry: join(root, 'bench/express/server.mjs'), env: { NODE_ENV: 'production' } },
 };
 

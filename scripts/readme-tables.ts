@@ -4,11 +4,19 @@
  * when the README's copies differ.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { SETTINGS } from '../src/config.js';
+import { SETTINGS, type AccessLog } from '../src/config.js';
 import { LEGACY_ROUTES } from '../src/http/legacy.js';
 
-const shown = (value: unknown): string =>
-  value === undefined ? 'unset' : value instanceof Date ? value.toISOString() : Array.isArray(value) ? value.join(',') : String(value);
+const shown = (value: unknown): string => {
+  if (value === undefined) return 'unset';
+  if (value instanceof Date) return value.toISOString();
+  if (Array.isArray(value)) return value.join(',');
+  if (typeof value === 'object' && value !== null && 'mode' in value) {
+    const policy = value as AccessLog;
+    return policy.mode === 'sample' ? `sample:${policy.every}` : policy.mode;
+  }
+  return String(value);
+};
 
 function configTable(): string {
   const rows = Object.values(SETTINGS).map((s) => `| \`${s.env}\` | \`${shown(s.default)}\` | ${s.accepts} | ${s.meaning} |`);

@@ -46,6 +46,9 @@ const instant = (raw: string): Date | undefined => {
 
 const setting = <T>(definition: Setting<T>): Setting<T> => definition;
 
+/** ACCESS_LOG: which requests get an access-log line besides the 5xx and slow ones, which always do. */
+export type AccessLog = { readonly mode: 'all' | 'errors' | 'minimal' } | { readonly mode: 'sample'; readonly every: number };
+
 const KIB = 1024;
 const MIB = 1024 * KIB;
 const GIB = 1024 * MIB;
@@ -94,6 +97,26 @@ export const SETTINGS = {
     accepts: '`json` or `pretty`',
     meaning: 'One JSON line per event (for machines), or colourised text (for a person at a terminal)',
     parse: oneOf('json', 'pretty'),
+  }),
+  accessLog: setting<AccessLog>({
+    env: 'ACCESS_LOG',
+    default: { mode: 'minimal' },
+    accepts: '`all`, `errors`, `sample:N` (one request in N, N from 1 to 1000000), or `minimal`',
+    meaning:
+      'Which requests get a log line (`requestId`, method, url, route, status, ms): every one, those answered 4xx or 5xx, one in N, or `minimal`: only those every mode logs, which are every 5xx (at level error) and every request slower than `SLOW_REQUEST_MS` (at level warn). Counts and latencies of all are in `/metrics`',
+    parse: (raw) => {
+      if (raw === 'all' || raw === 'errors' || raw === 'minimal') return { mode: raw };
+      const every = /^sample:(\d+)$/.exec(raw)?.[1];
+      const n = every === undefined ? undefined : integer(1, 1_000_000)(every);
+      return n === undefined ? undefined : { mode: 'sample', every: n };
+    },
+  }),
+  slowRequestMs: setting({
+    env: 'SLOW_REQUEST_MS',
+    default: 1_000,
+    accepts: 'milliseconds, an integer from 1',
+    meaning: 'A request that takes longer is always logged (level warn), whatever `ACCESS_LOG` says',
+    parse: integer(1, 2 ** 31 - 1),
   }),
   logFlushMs: setting({
     env: 'LOG_FLUSH_MS',

@@ -8,16 +8,17 @@ import { MemoryBudget } from './http/memory-budget.js';
 import { createOffloadPool, type OffloadPool } from './http/offload.js';
 import { AJV_CUSTOM_OPTIONS } from './http/validation.js';
 import { answerOtherMethods, recordRoutes } from './http/allowed-methods.js';
-import { enableCors } from './http/cors.js';
 import { checkCharset, createJsonBodyParser } from './http/json-body.js';
 import { DEFAULT_PREFIX, registerOpenApi } from './http/openapi.js';
 import { problemErrorHandler, problemOf, sendProblem, toProblem, writeClientError } from './http/problem.js';
 import { legacyRoutes, markLegacyResponses } from './http/legacy.js';
 import { operationRoutes } from './http/routes.js';
-import { drainGracefully } from './http/drain.js';
+import { manageConnections } from './http/drain.js';
 import { createHttpMetrics } from './http/metrics.js';
-import { observeRequests, registerProbes, requestIdOf, type Lifecycle } from './http/operations.js';
-import { protect } from './http/protection.js';
+import { logAndCountAnswers, requestIdOf } from './http/access-log.js';
+import { registerProbes, type Lifecycle } from './http/probes.js';
+import { API_HEADERS, protect } from './http/protection.js';
+import { addFixedHeaders } from './http/response-headers.js';
 import { lazyChildLogger } from './http/request-logger.js';
 
 declare module 'fastify' {
@@ -48,7 +49,7 @@ const SMALL_REQUEST_SHARE = 0.1;
 const MIB = 1024 * 1024;
 
 /**
- * The memory budget of this process: its share of MEMORY_LIMIT (docs/behaviour.md, limits), less
+ * The memory budget of this process: its share of MEMORY_LIMIT (docs/behaviour.md §3), less
  * what the process already uses, its pool threads and some headroom. Throws naming MEMORY_LIMIT
  * when nothing would be left for requests.
  */
@@ -131,7 +132,7 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
 
   const app = Fastify({
     logger: options.logger ?? loggerFor(config),
-    // One line per request, written by observeRequests, instead of Fastify's two.
+    // Access-log lines come from access-log.ts, as ACCESS_LOG says, instead of Fastify's two per request.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
     childLoggerFactory: lazyChildLogger,
     requestIdHeader: false,
@@ -140,7 +141,7 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
     http: {
       // The request line counts toward Node's header limit (16 KiB by default): make room for the longest path value.
       maxHeaderSize: 16 * 1024 + longestPathValue,
-      // A client that stalls while sending headers (slowloris) is cut off after this (docs/behaviour.md, limits).
+      // A client that stalls while sending headers (slowloris) is cut off after this (docs/behaviour.md §3).
       headersTimeout: config.headersTimeoutMs,
       // Node enforces the header and request timeouts on this tick (30 s by default, coarser than they are).
       connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS,
@@ -165,12 +166,17 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
   const memory = memorySetup(config, options.memoryCapacity);
   app.decorate('memory', memory);
   app.addHook('onClose', () => memory.pool.close());
-  const { isClosing } = drainGracefully(app.server);
+  const { isClosing } = manageConnections(app.server, config);
   const metrics = createHttpMetrics();
   for (const metric of budgetMetrics(memory.budget, memory.limit)) metrics.register(metric);
-  // From the first moment of shutdown, responses ask clients to reconnect: new connections still
-  // reach this process during the drain delay, and by the close few keep-alive ones are left.
-  observeRequests(app, metrics, () => !lifecycle.ready || isClosing(), config);
+  addFixedHeaders(app, {
+    always: config.securityHeaders === 'on' ? API_HEADERS : {},
+    corsOrigins: config.corsOrigins,
+    // From the first moment of shutdown, responses ask clients to reconnect: new connections still
+    // reach this process during the drain delay, and by the close few keep-alive ones are left.
+    shuttingDown: () => !lifecycle.ready || isClosing(),
+  });
+  logAndCountAnswers(app, metrics, config.accessLog, config.slowRequestMs);
 
   // JSON is the only media type taken (docs/behaviour.md): Fastify's text/plain parser goes too.
   app.removeAllContentTypeParsers();
@@ -188,13 +194,13 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
     const offloaded = operation !== undefined && body.length > config.offloadBodyBytes;
     let parsed: unknown;
     try {
-      settleReservation(request, body.length, offloaded, admission);
+      if (operation !== undefined) settleReservation(request, operation, body.length, offloaded, admission);
       if (offloaded) {
         checkCharset(request.headers['content-type']);
         memory.pool.answer(operation, body).then((answer) => done(null, answer), (error: Error) => done(error, undefined));
         return;
       }
-      parsed = parseJsonBody(request, body);
+      parsed = parseJsonBody(request, body, operation);
     } catch (error) {
       return done(error as Error, undefined);
     }
@@ -205,7 +211,6 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
   app.setNotFoundHandler(async (request, reply) =>
     sendProblem(reply, problemOf(404, `There is no ${request.method} ${request.url.split('?')[0]}; the operations are listed at ${prefix}/docs`)),
   );
-  enableCors(app, config.corsOrigins);
   await protect(app, config, `${prefix}/docs`);
   admitByMemory(app, admission);
 
@@ -218,6 +223,6 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
     markLegacyResponses(app, config, prefix);
     await app.register(legacyRoutes, { ...limits, successorPrefix: prefix });
   }
-  answerOtherMethods(app, routes);
+  answerOtherMethods(app, routes, config.corsOrigins);
   return app;
 }

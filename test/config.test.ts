@@ -15,18 +15,19 @@ describe('loadConfig', () => {
       PORT: '8080', HOST: '0.0.0.0', WORKERS: 'auto', LOG_LEVEL: 'warn', LOG_FORMAT: 'pretty', LOG_FLUSH_MS: '0', DRAIN_DELAY_MS: '0', SHUTDOWN_TIMEOUT_MS: '9000',
       SECURITY_HEADERS: 'off', RATE_LIMIT_MAX: '100', RATE_LIMIT_WINDOW_MS: '1000', MAX_EVENT_LOOP_DELAY_MS: '200', BODY_LIMIT: '1024', SORT_MAX_LENGTH: '10', MAX_DEPTH: '4',
       NUMBER_TEXT_LIMIT: '50', MEMORY_LIMIT: '1.5GiB', ADMISSION_WAIT_MS: '0', OFFLOAD_BODY_BYTES: '1MiB', POOL_THREADS: '3', LINGER_MS: '100',
-      LINGER_BYTES: '512KiB', STRING_SPLIT_MAX_PARTS: '7', HEADERS_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '2000', KEEP_ALIVE_TIMEOUT_MS: '3000',
+      LINGER_BYTES: '512KiB', STRING_SPLIT_MAX_PARTS: '7', ACCESS_LOG: 'sample:100', SLOW_REQUEST_MS: '250', HEADERS_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '2000', KEEP_ALIVE_TIMEOUT_MS: '3000',
       CORS_ORIGINS: 'https://a.example, https://b.example', LEGACY_ROUTES: 'off', LEGACY_DEPRECATION_DATE: '2026-01-01',
       LEGACY_SUNSET: '2027-06-30T12:00:00+02:00',
     });
     assert.deepEqual(config, {
       port: 8080, host: '0.0.0.0', workers: 'auto', logLevel: 'warn', logFormat: 'pretty', logFlushMs: 0, drainDelayMs: 0, shutdownTimeoutMs: 9000,
       securityHeaders: 'off', rateLimitMax: 100, rateLimitWindowMs: 1000, maxEventLoopDelayMs: 200, bodyLimit: 1024, sortMaxLength: 10, maxDepth: 4, numberTextLimit: 50,
-      memoryLimit: 1.5 * 2 ** 30, admissionWaitMs: 0, offloadBodyBytes: 2 ** 20, poolThreads: 3, lingerMs: 100, lingerBytes: 512 * 1024, stringSplitMaxParts: 7,
+      accessLog: { mode: 'sample', every: 100 }, slowRequestMs: 250, memoryLimit: 1.5 * 2 ** 30, admissionWaitMs: 0, offloadBodyBytes: 2 ** 20, poolThreads: 3, lingerMs: 100, lingerBytes: 512 * 1024, stringSplitMaxParts: 7,
       headersTimeoutMs: 1000, requestTimeoutMs: 2000, keepAliveTimeoutMs: 3000, corsOrigins: ['https://a.example', 'https://b.example'],
       legacyRoutes: 'off', legacyDeprecationDate: new Date('2026-01-01T00:00:00Z'), legacySunset: new Date('2027-06-30T10:00:00Z'),
     });
     assert.equal(loadConfig({ CORS_ORIGINS: 'off' }).corsOrigins, 'off');
+    for (const mode of ['all', 'errors', 'minimal'] as const) assert.deepEqual(loadConfig({ ACCESS_LOG: mode }).accessLog, { mode });
   });
 
   const BAD: Array<[Record<string, string>, string]> = [
@@ -40,6 +41,9 @@ describe('loadConfig', () => {
     [{ MEMORY_LIMIT: '-1' }, 'MEMORY_LIMIT="-1" is invalid: it accepts bytes, or a number with a `KiB`, `MiB` or `GiB` suffix, from 128 MiB; or `auto`'],
     [{ ADMISSION_WAIT_MS: '60001' }, 'ADMISSION_WAIT_MS="60001" is invalid: it accepts milliseconds, an integer from 0 to 60000'],
     [{ POOL_THREADS: '0' }, 'POOL_THREADS="0" is invalid: it accepts an integer from 1 to 64, or `auto` (the CPUs per worker less one, at least 1)'],
+    [{ ACCESS_LOG: 'some' }, 'ACCESS_LOG="some" is invalid: it accepts `all`, `errors`, `sample:N` (one request in N, N from 1 to 1000000), or `minimal`'],
+    [{ ACCESS_LOG: 'sample:0' }, 'ACCESS_LOG="sample:0" is invalid: it accepts `all`, `errors`, `sample:N` (one request in N, N from 1 to 1000000), or `minimal`'],
+    [{ SLOW_REQUEST_MS: '0' }, 'SLOW_REQUEST_MS="0" is invalid: it accepts milliseconds, an integer from 1'],
     [{ STRING_SPLIT_MAX_PARTS: '0' }, 'STRING_SPLIT_MAX_PARTS="0" is invalid: it accepts an integer from 1'],
     [{ LOG_FLUSH_MS: '20000' }, 'LOG_FLUSH_MS="20000" is invalid: it accepts a number of milliseconds from 0 to 10000'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL="loud" is invalid: it accepts fatal, error, warn, info, debug, trace or silent'],

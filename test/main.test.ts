@@ -17,14 +17,14 @@ test('a bad variable stops the start with a message naming it', async (t) => {
 });
 
 test('LOG_FORMAT=pretty prints for a person; the default is one JSON object per line', async (t) => {
-  const pretty = await startServer(t, { LOG_FORMAT: 'pretty', LOG_LEVEL: 'info', DRAIN_DELAY_MS: '0' });
+  const pretty = await startServer(t, { LOG_FORMAT: 'pretty', LOG_LEVEL: 'info', ACCESS_LOG: 'all', DRAIN_DELAY_MS: '0' });
   await fetch(`${pretty.base}/api/isEven/2`, { headers: { 'x-request-id': 'pretty-1' } });
   pretty.child.kill('SIGTERM');
   assert.equal(await pretty.exited, 0);
   // pino-pretty: a "[time] INFO (pid): request" line, then the fields indented below it.
   assert.match(pretty.output(), /^\[[\d:.]+\] INFO \(\d+\): request\n(?: {4}.*\n)*? {4}requestId: "pretty-1"$/m);
 
-  const json = await startServer(t, { LOG_LEVEL: 'info', DRAIN_DELAY_MS: '0' });
+  const json = await startServer(t, { LOG_LEVEL: 'info', ACCESS_LOG: 'all', DRAIN_DELAY_MS: '0' });
   await fetch(`${json.base}/api/isEven/2`, { headers: { 'x-request-id': 'json-1' } });
   json.child.kill('SIGTERM');
   assert.equal(await json.exited, 0);
@@ -36,14 +36,14 @@ test('LOG_FORMAT=pretty prints for a person; the default is one JSON object per 
 });
 
 test('buffered logs (LOG_FLUSH_MS): a request line is written within the interval while the service runs, and every line on exit', async (t) => {
-  const server = await startServer(t, { LOG_LEVEL: 'info', LOG_FLUSH_MS: '100', DRAIN_DELAY_MS: '0' });
+  const server = await startServer(t, { LOG_LEVEL: 'info', ACCESS_LOG: 'all', LOG_FLUSH_MS: '100', DRAIN_DELAY_MS: '0' });
   await fetch(`${server.base}/api/isEven/2`, { headers: { 'x-request-id': 'flushed-by-timer' } });
   const deadline = Date.now() + 2_000;
   while (!server.output().includes('flushed-by-timer') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
   assert.ok(server.output().includes('flushed-by-timer'), 'the line waited longer than the flush interval');
 
   // A long interval: only the exit can write these lines.
-  const slow = await startServer(t, { LOG_LEVEL: 'info', LOG_FLUSH_MS: '10000', DRAIN_DELAY_MS: '0' });
+  const slow = await startServer(t, { LOG_LEVEL: 'info', ACCESS_LOG: 'all', LOG_FLUSH_MS: '10000', DRAIN_DELAY_MS: '0' });
   for (let i = 0; i < 5; i++) await fetch(`${slow.base}/api/isEven/${i}`, { headers: { 'x-request-id': `on-exit-${i}` } });
   slow.child.kill('SIGTERM');
   assert.equal(await slow.exited, 0);

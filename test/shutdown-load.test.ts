@@ -27,7 +27,7 @@ function sortOnce(server: RunningServer, agent: Agent): Promise<Outcome> {
 
 for (const workers of ['1', '2']) {
   test(`SIGTERM under load (WORKERS=${workers}): every request the server took is answered whole, exit 0`, async (t) => {
-    const server = await startServer(t, { WORKERS: workers, LOG_LEVEL: 'info', DRAIN_DELAY_MS: '300', SHUTDOWN_TIMEOUT_MS: '15000' });
+    const server = await startServer(t, { WORKERS: workers, LOG_LEVEL: 'info', ACCESS_LOG: 'all', DRAIN_DELAY_MS: '300', SHUTDOWN_TIMEOUT_MS: '15000' });
     const outcomes: Outcome[] = [];
     let stop = false;
     const loops = Array.from({ length: 16 }, async () => {

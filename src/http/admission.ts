@@ -1,7 +1,9 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { Counter, Gauge, type Metric } from 'prom-client';
 import { formatBytes } from '../config.js';
 import type { BodyOperationId } from './body-operations.js';
+import { collectGarbageSoon } from './collect-garbage.js';
+import { hasUnreadBody } from './lingering-close.js';
 import { MemoryBudget, type Reservation } from './memory-budget.js';
 import { estimatePeakBytes } from './memory-estimates.js';
 import { ProblemError, problemOf, sendProblem } from './problem.js';
@@ -17,6 +19,10 @@ declare module 'fastify' {
   }
 }
 
+// After the last large answer has been written: soon enough for memory to come back within seconds,
+// late enough that a burst of large requests pays for one collection.
+const GC_AFTER_LARGE_MS = 1_000;
+
 export interface AdmissionOptions {
   readonly budget: MemoryBudget;
   /** The process's share of MEMORY_LIMIT, for the messages. */
@@ -27,14 +33,14 @@ export interface AdmissionOptions {
 }
 
 /**
- * Admission by estimated peak memory (docs/behaviour.md, limits): before its body is read, a
+ * Admission by estimated peak memory (docs/behaviour.md §3): before its body is read, a
  * request to a body operation reserves what answering it may take at its peak
  * (memory-estimates.ts), from its `Content-Length` (a chunked body as if it were `BODY_LIMIT`
  * bytes, lowered once it has arrived). It holds the reservation until its answer has been
  * written or the connection has closed, so answers waiting for slow readers count. One that does
  * not fit waits up to `ADMISSION_WAIT_MS`, then gets 503 with `Retry-After`; one that could
  * never fit gets 413 naming MEMORY_LIMIT. A client that sent `Expect: 100-continue` is told to
- * send its body only once the request is admitted.
+ * send its body only once the request is admitted. Call before the routes are registered.
  */
 export function admitByMemory(app: FastifyInstance, options: AdmissionOptions): void {
   const { budget, bodyLimit, offloadBodyBytes, admissionWaitMs } = options;
@@ -45,9 +51,9 @@ export function admitByMemory(app: FastifyInstance, options: AdmissionOptions): 
   // Fastify and the admission below sends it once the body is welcome (RFC 9110 §10.1.1).
   app.server.on('checkContinue', (request, response) => app.server.emit('request', request, response));
 
-  app.addHook('onRequest', (request, reply, done) => {
-    const operation = request.routeOptions.config.operation;
-    if (operation === undefined) return done();
+  // A route-level hook on the body operations only: other routes (probes, GET operations) pay nothing.
+  const admit: onRequestHookHandler = (request, reply, done) => {
+    const operation = request.routeOptions.config.operation as BodyOperationId;
     const declared = Number(request.headers['content-length']);
     if (declared > bodyLimit) return done(); // Fastify answers 413 without reading it
     const chunked = Number.isNaN(declared);
@@ -56,20 +62,23 @@ export function admitByMemory(app: FastifyInstance, options: AdmissionOptions): 
     let bytes = estimatePeakBytes(operation, bodyBytes, large);
     const ceiling = budget.ceiling(large);
     if (bytes > ceiling) {
-      if (!chunked) return void sendProblem(reply, neverFits(bytes, bodyBytes, options));
+      if (!chunked) return void sendProblem(closeAfterBody(request, reply), neverFits(bytes, bodyBytes, options));
       bytes = ceiling; // as much as a request can ever have; checked again once the body is known
     }
     const admitted = (reservation: Reservation): void => {
       // A client that went away while waiting has no answer to hold memory for.
       if (request.raw.socket.destroyed) return reservation.release(), done();
       request.reservation = reservation;
-      reply.raw.once('close', () => reservation.release());
+      reply.raw.once('close', large ? () => (reservation.release(), collectGarbageSoon(GC_AFTER_LARGE_MS)) : () => reservation.release());
       if (request.headers.expect?.toLowerCase() === '100-continue') reply.raw.writeContinue();
       done();
     };
     const reserved = budget.reserve(bytes, large, admissionWaitMs);
     if (!(reserved instanceof Promise)) return admitted(reserved);
-    reserved.then(admitted, () => refuseForNow(reply, retryAfter));
+    reserved.then(admitted, () => refuseForNow(closeAfterBody(request, reply), retryAfter));
+  };
+  app.addHook('onRoute', (route) => {
+    if ((route.config as { operation?: BodyOperationId } | undefined)?.operation !== undefined) route.onRequest = [...[route.onRequest ?? []].flat(), admit];
   });
 }
 
@@ -78,10 +87,9 @@ export function admitByMemory(app: FastifyInstance, options: AdmissionOptions): 
  * or refuses it when that is more than a request can ever have (a chunked body, admitted before
  * its size was known).
  */
-export function settleReservation(request: FastifyRequest, bodyBytes: number, offloaded: boolean, options: AdmissionOptions): void {
+export function settleReservation(request: FastifyRequest, operation: BodyOperationId, bodyBytes: number, offloaded: boolean, options: AdmissionOptions): void {
   const { reservation } = request;
-  const operation = request.routeOptions.config.operation;
-  if (reservation === undefined || operation === undefined) return;
+  if (reservation === undefined) return;
   const bytes = estimatePeakBytes(operation, bodyBytes, offloaded);
   if (bytes > options.budget.ceiling(offloaded)) {
     const problem = neverFits(bytes, bodyBytes, options);
@@ -98,6 +106,11 @@ function neverFits(bytes: number, bodyBytes: number, options: AdmissionOptions) 
     `Answering this ${bodyBytes}-byte body would take an estimated ${formatBytes(bytes)} of memory; ` +
       `one request may have at most ${formatBytes(options.budget.ceiling(large))} of the ${formatBytes(options.memoryLimit)} memory limit (MEMORY_LIMIT). Send a smaller body`,
   );
+}
+
+/** An answer before the body: the connection closes after it, once the rest has been read (lingering-close.ts). */
+function closeAfterBody(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return hasUnreadBody(request.raw) ? reply.header('connection', 'close') : reply;
 }
 
 function refuseForNow(reply: FastifyReply, retryAfter: string): void {

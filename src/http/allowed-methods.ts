@@ -1,6 +1,7 @@
 import { METHODS } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { problemOf, sendProblem } from './problem.js';
+import { preflightHeaders, type CorsOrigins } from './response-headers.js';
 
 /** Path → methods it is registered with, filled by `onRoute` as routes are added. */
 export type RouteTable = Map<string, Set<string>>;
@@ -24,7 +25,7 @@ export function recordRoutes(app: FastifyInstance): RouteTable {
  * 405 with an exact `Allow` header for every other method (RFC 9110 §15.5.6). Fastify alone
  * would answer 404. Call after all other routes are registered.
  */
-export function answerOtherMethods(app: FastifyInstance, table: RouteTable): void {
+export function answerOtherMethods(app: FastifyInstance, table: RouteTable, corsOrigins: CorsOrigins): void {
   for (const method of ANSWERABLE_METHODS) {
     if (!app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true });
   }
@@ -32,7 +33,11 @@ export function answerOtherMethods(app: FastifyInstance, table: RouteTable): voi
     const allowed = [...new Set([...registered, 'OPTIONS'])].sort();
     const allow = allowed.join(', ');
     if (!registered.has('OPTIONS')) {
-      app.options(url, { schema: { hide: true } }, async (_request, reply) => reply.code(204).header('allow', allow).send());
+      app.options(url, { schema: { hide: true } }, async (request, reply) => {
+        const preflight = preflightHeaders(corsOrigins, request, allow);
+        if (preflight !== undefined) reply.headers(preflight);
+        return reply.code(204).header('allow', allow).send();
+      });
     }
     const others = ANSWERABLE_METHODS.filter((method) => !allowed.includes(method)) as HTTPMethods[];
     // Answered in onRequest, before any body is read or parsed: the method alone decides.

@@ -1,24 +1,32 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { lingeringDestroySoon, type LingerLimits } from './lingering-close.js';
 
 const inFlight = Symbol('requests in flight');
-type TrackedSocket = Socket & { [inFlight]?: number };
+const lastRequest = Symbol('last request');
+type TrackedSocket = Socket & { [inFlight]?: number; [lastRequest]?: IncomingMessage };
 
 /**
- * Makes closing the server wait for every response to reach the client whole.
+ * Looks after the server's connections, with no work per request beyond a counter:
  *
- * Node 20's `server.close()` calls `closeIdleConnections()`, which destroys a keep-alive socket
- * whose response has been ended but not yet flushed (a 7 MB sort response was seen cut off). This
- * replaces it on `server` with one that ends (never destroys) only sockets with no request in
- * flight, and ends each other socket once its last response has been flushed. Call once, before
- * the server listens; `isClosing()` tells the app to send `Connection: close` from then on.
+ * - Closing the server waits for every response to reach the client whole. Node 20's
+ *   `server.close()` calls `closeIdleConnections()`, which destroys a keep-alive socket whose
+ *   response has been ended but not yet flushed (a 7 MB sort response was seen cut off). This
+ *   replaces it with one that ends (never destroys) only sockets with no request in flight, and
+ *   ends each other socket once its last response has been flushed.
+ * - A connection closed after an answer sent before the body arrived lingers first
+ *   (lingering-close.ts).
+ *
+ * Call once, before the server listens; `isClosing()` tells the app to send `Connection: close`.
  */
-export function drainGracefully(server: Server): { isClosing: () => boolean } {
+export function manageConnections(server: Server, linger: LingerLimits): { isClosing: () => boolean } {
   const sockets = new Set<TrackedSocket>();
   let closing = false;
+  const destroySoon = lingeringDestroySoon(linger, (socket) => (socket as TrackedSocket)[lastRequest]);
 
   server.on('connection', (socket: TrackedSocket) => {
     sockets.add(socket);
+    socket.destroySoon = destroySoon;
     socket.once('close', () => sockets.delete(socket));
   });
   // One listener each for the server's life, no closure per request: the socket is found through the request.
@@ -30,6 +38,7 @@ export function drainGracefully(server: Server): { isClosing: () => boolean } {
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     const socket = request.socket as TrackedSocket;
     socket[inFlight] = (socket[inFlight] ?? 0) + 1;
+    socket[lastRequest] = request;
     // 'close' comes once the response is flushed, or the client went away.
     response.on('close', responseClosed);
   });

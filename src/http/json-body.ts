@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { toJsonPointer } from '../core/index.js';
-import { BODY_OPERATIONS } from './body-operations.js';
+import { BODY_OPERATIONS, type BodyOperationId } from './body-operations.js';
 import { ProblemError, fieldProblem } from './problem.js';
 
 declare module 'fastify' {
@@ -54,7 +54,7 @@ export function parseJsonBody(bytes: Uint8Array, maxDepth: number, numberField: 
     throw new ProblemError(400, 'The request body is not valid UTF-8');
   }
 
-  // The body object itself is one level above `input`, where the limit is counted (docs/behaviour.md, limits).
+  // The body object itself is one level above `input`, where the limit is counted (docs/behaviour.md §3).
   const tooDeep = findDepthViolation(text, maxDepth + 1);
   if (tooDeep !== undefined) {
     throw fieldProblem(tooDeep, `nests deeper than the limit of ${maxDepth} levels (MAX_DEPTH)`, 413);
@@ -72,11 +72,13 @@ export function parseJsonBody(bytes: Uint8Array, maxDepth: number, numberField: 
   return { body, numberSource };
 }
 
-/** Fastify's `application/json` parser, replaced by `parseJsonBody`; the number source goes on the request. */
+/**
+ * Fastify's `application/json` parser, replaced by `parseJsonBody`: `operation` is the route's
+ * body operation, if any, which says whose number source to keep; it goes on the request.
+ */
 export function createJsonBodyParser(maxDepth: number) {
-  return function parseRequestBody(request: FastifyRequest, bytes: Buffer): unknown {
+  return function parseRequestBody(request: FastifyRequest, bytes: Buffer, operation: BodyOperationId | undefined): unknown {
     checkCharset(request.headers['content-type']);
-    const operation = request.routeOptions.config.operation;
     const numberField = operation === undefined ? undefined : BODY_OPERATIONS[operation].numberField;
     const { body, numberSource } = parseJsonBody(bytes, maxDepth, numberField);
     request.numberSource = numberSource;

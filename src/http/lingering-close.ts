@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { Socket } from 'node:net';
+import { Socket } from 'node:net';
 
 export interface LingerLimits {
   /** Longest the rest of the body is read after the answer. */
@@ -9,8 +9,7 @@ export interface LingerLimits {
 }
 
 const CHECK_INTERVAL_MS = 100;
-const lingering = Symbol('lingering');
-type LingeringSocket = Socket & { [lingering]?: true };
+const closeAtOnce = Socket.prototype.destroySoon;
 
 /** True while part of the request's body has not arrived yet. */
 export function hasUnreadBody(request: IncomingMessage): boolean {
@@ -20,27 +19,25 @@ export function hasUnreadBody(request: IncomingMessage): boolean {
 
 /**
  * Lingering close (RFC 9112 §9.6): when the service answers before it has read the whole body
- * (413, 503, any early error), closing the connection at once would make the client's kernel
- * reset it while the client is still uploading, and the answer would be lost with it. Node
- * closes the socket with `destroySoon()` once the answer is written; for this socket that now
- * waits until the rest of the body has been read and discarded (Node discards a request body
- * nobody reads), at most `lingerMs` and `lingerBytes`. Call while the answer is being sent.
+ * (413, 503, any early error) and closes the connection, closing at once would make the client's
+ * kernel reset it while the client is still uploading, and the answer would be lost with it.
+ * Node closes a connection with `destroySoon()` once the last answer is written; the function
+ * this returns, set as a socket's `destroySoon`, first lets the rest of the body of `requestOf`
+ * (the socket's last request) be read and discarded (Node discards a body nobody reads), for at
+ * most `lingerMs` and `lingerBytes`.
  */
-export function lingerBeforeClosing(request: IncomingMessage, limits: LingerLimits): void {
-  const socket = request.socket as LingeringSocket;
-  // A socket Node does not close with destroySoon (light-my-request's stand-in) has nothing to wait for.
-  if (socket[lingering] === true || typeof socket.destroySoon !== 'function') return;
-  socket[lingering] = true;
-  const closeNow = socket.destroySoon.bind(socket);
-  socket.destroySoon = () => {
-    if (request.complete || socket.destroyed || limits.lingerMs === 0) return closeNow();
+export function lingeringDestroySoon(limits: LingerLimits, requestOf: (socket: Socket) => IncomingMessage | undefined): (this: Socket) => void {
+  return function destroySoon(this: Socket): void {
+    const socket = this;
+    const request = requestOf(socket);
+    if (request === undefined || request.complete || socket.destroyed || limits.lingerMs === 0) return closeAtOnce.call(socket);
     const startBytes = socket.bytesRead;
     const deadline = Date.now() + limits.lingerMs;
     const finish = (): void => {
       clearInterval(check);
       request.off('end', finish);
       socket.off('close', finish);
-      if (!socket.destroyed) closeNow();
+      if (!socket.destroyed) closeAtOnce.call(socket);
     };
     const check = setInterval(() => {
       if (Date.now() >= deadline || socket.bytesRead - startBytes > limits.lingerBytes) finish();

@@ -2,12 +2,14 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, test } from 'node:test';
 import pino from 'pino';
-import { LOGGED_URL_MAX } from '../../src/http/operations.js';
+import { LOGGED_URL_MAX } from '../../src/http/access-log.js';
 import { lazyChildLogger } from '../../src/http/request-logger.js';
+import { DEFAULT_CONFIG, type Config } from '../../src/config.js';
 import { buildApp } from '../../src/server.js';
 import { assertOk, assertProblem, build, post } from './helper.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+// A fresh id: this process's random prefix (12 base64url characters) and a counter in base 36.
+const FRESH_ID = /^[\w-]{12}-[0-9a-z]+$/;
 
 describe('probes', () => {
   test('GET /healthz is 200 while the process runs, shutting down or not', async (t) => {
@@ -64,11 +66,67 @@ describe('GET /metrics', () => {
   });
 });
 
+describe('ACCESS_LOG: each mode writes exactly the lines it promises; a 5xx and a slow request always', () => {
+  /** The access-log lines (status, level) for a fixed mix of answers under `accessLog`. */
+  async function logged(t: { after: (fn: () => Promise<unknown>) => void }, accessLog: Config['accessLog'], slowRequestMs = 60_000): Promise<Array<[number, number]>> {
+    const lines: string[] = [];
+    const stream = new Writable({ write: (chunk, _encoding, done) => (lines.push(...String(chunk).split('\n').filter(Boolean)), done()) });
+    const app = await buildApp({ accessLog, slowRequestMs }, { logger: { level: 'info', stream } });
+    t.after(() => app.close());
+    // A route that fails, and one that is slow, only for this test.
+    app.get('/test/fail', async () => {
+      throw new Error('boom');
+    });
+    app.get('/test/slow', async () => new Promise((resolve) => setTimeout(() => resolve({ slow: true }), 30)));
+    for (let i = 0; i < 4; i++) assert.equal((await app.inject({ method: 'GET', url: '/api/isEven/2' })).statusCode, 200);
+    assert.equal((await app.inject({ method: 'GET', url: '/api/isEven/x' })).statusCode, 400);
+    assert.equal((await app.inject({ method: 'GET', url: '/nope' })).statusCode, 404);
+    assert.equal((await app.inject({ method: 'GET', url: '/test/fail' })).statusCode, 500);
+    assert.equal((await app.inject({ method: 'GET', url: '/test/slow' })).statusCode, 200);
+    return lines
+      .map((line) => JSON.parse(line) as { msg: string; status: number; level: number; requestId: string; method: string; route: string; ms: number })
+      .filter((entry) => entry.msg === 'request')
+      .map((entry) => {
+        // An unknown path has no route template (the metrics count it as `unmatched`).
+        assert.ok(entry.requestId && entry.method === 'GET' && (entry.route !== undefined || entry.status === 404) && typeof entry.ms === 'number', JSON.stringify(entry));
+        return [entry.status, entry.level];
+      });
+  }
+  test('the default is minimal: only the 5xx (level error)', async (t) => {
+    assert.deepEqual(DEFAULT_CONFIG.accessLog, { mode: 'minimal' });
+    assert.deepEqual(await logged(t, DEFAULT_CONFIG.accessLog), [[500, 50]]);
+  });
+  test('minimal with SLOW_REQUEST_MS=20: the 5xx and the slow request (level warn)', async (t) => {
+    assert.deepEqual(await logged(t, { mode: 'minimal' }, 20), [[500, 50], [200, 40]]);
+  });
+  test('errors: every 4xx and 5xx', async (t) => {
+    assert.deepEqual(await logged(t, { mode: 'errors' }), [[400, 30], [404, 30], [500, 50]]);
+  });
+  test('sample:2: one request in two, and the 5xx', async (t) => {
+    assert.deepEqual(await logged(t, { mode: 'sample', every: 2 }), [[200, 30], [200, 30], [404, 30], [500, 50]]);
+  });
+  test('all: every request, as before', async (t) => {
+    assert.deepEqual(await logged(t, { mode: 'all' }, 20), [[200, 30], [200, 30], [200, 30], [200, 30], [400, 30], [404, 30], [500, 50], [200, 40]]);
+  });
+  test('x-request-id is echoed and the metrics count every request whatever the mode', async (t) => {
+    const app = await buildApp({ accessLog: { mode: 'minimal' } }, { logger: false });
+    t.after(() => app.close());
+    for (let i = 0; i < 3; i++) assert.equal((await app.inject({ method: 'GET', url: '/api/isEven/2', headers: { 'x-request-id': `m-${i}` } })).headers['x-request-id'], `m-${i}`);
+    const text = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+    assert.match(text, /^http_requests_total\{method="GET",route="\/api\/isEven\/:number",status="200"\} 3$/m);
+  });
+});
+
 describe('request ids and logs', () => {
-  test('a request without x-request-id gets a new UUID, returned in the response', async (t) => {
+  test('a request without x-request-id gets a new id, returned in the response, never the same twice', async (t) => {
     const app = await build(t);
-    const response = await app.inject({ method: 'GET', url: '/api/isOdd/3' });
-    assert.match(String(response.headers['x-request-id']), UUID);
+    const ids = new Set<string>();
+    for (let i = 0; i < 1000; i++) {
+      const id = String((await app.inject({ method: 'GET', url: i % 2 === 0 ? '/api/isOdd/3' : '/nope' })).headers['x-request-id']);
+      assert.match(id, FRESH_ID);
+      ids.add(id);
+    }
+    assert.equal(ids.size, 1000);
   });
   test('a sensible incoming x-request-id is honoured, errors included', async (t) => {
     const app = await build(t);
@@ -78,13 +136,13 @@ describe('request ids and logs', () => {
   test('an unsafe or oversized x-request-id is replaced', async (t) => {
     const app = await build(t);
     for (const bad of ['has space', 'x'.repeat(129), 'new\\nline', '']) {
-      assert.match(String((await app.inject({ method: 'GET', url: '/api/isOdd/3', headers: { 'x-request-id': bad } })).headers['x-request-id']), UUID);
+      assert.match(String((await app.inject({ method: 'GET', url: '/api/isOdd/3', headers: { 'x-request-id': bad } })).headers['x-request-id']), FRESH_ID);
     }
   });
-  test('one JSON log line per request, with its id, method, route, status and time', async (t) => {
+  test('ACCESS_LOG=all: one JSON log line per request, with its id, method, route, status and time', async (t) => {
     const lines: string[] = [];
     const stream = new Writable({ write: (chunk, _encoding, done) => (lines.push(...String(chunk).split('\n').filter(Boolean)), done()) });
-    const app = await buildApp({}, { logger: { level: 'info', stream } });
+    const app = await buildApp({ accessLog: { mode: 'all' } }, { logger: { level: 'info', stream } });
     t.after(() => app.close());
     await app.inject({ method: 'POST', url: '/api/isEven', headers: { 'content-type': 'application/json', 'x-request-id': 'req-42' }, payload: '{"input":2}' });
     await app.inject({ method: 'GET', url: '/api/isEven/x' });
@@ -101,7 +159,7 @@ describe('request ids and logs', () => {
   test(`a URL longer than ${LOGGED_URL_MAX} characters is logged cut, with its length`, async (t) => {
     const lines: string[] = [];
     const stream = new Writable({ write: (chunk, _encoding, done) => (lines.push(...String(chunk).split('\n').filter(Boolean)), done()) });
-    const app = await buildApp({}, { logger: { level: 'info', stream } });
+    const app = await buildApp({ accessLog: { mode: 'all' } }, { logger: { level: 'info', stream } });
     t.after(() => app.close());
     const atLimit = `/api/isEven/${'4'.repeat(LOGGED_URL_MAX - '/api/isEven/'.length)}`;
     const overLimit = `${atLimit}2`;
