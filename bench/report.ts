@@ -125,6 +125,7 @@ export function markdownReport(report: BenchReport): string {
       `targets alternating; ${report.settings.connections} connections unless the scenario says otherwise.`,
     `service: production defaults (LOG_LEVEL=info, ACCESS_LOG=minimal); service-logged: the same with ACCESS_LOG=all, which wrote ${report.serviceLogLines.toLocaleString('en')} request log lines. ` +
       'node-features: bare node:http with a request id, the headers, a log line and metrics per request; fastify-logger: the Fastify floor with `logger: true`.',
+    ...(Object.keys(report.settings.env ?? {}).length > 0 ? [`Every target also ran with ${Object.entries(report.settings.env as Record<string, string>).map(([k, v]) => `${k}=${v}`).join(', ')}.`] : []),
     '',
     '## Throughput',
     '',

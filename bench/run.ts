@@ -1,11 +1,12 @@
 /**
- * `npm run bench`: the service side by side with a bare node:http baseline and an Express 5
- * implementation, in one run, under the same load generator (wrk when installed, else autocannon).
+ * `npm run bench`: the service side by side with bare node:http (alone and with the service's
+ * per-request features), bare Fastify (with and without its logger) and Express 5, in one run, under the same load generator (wrk when installed, else autocannon).
  * Writes bench/results/<label>.json and .md. A benchmark, not a test: it never fails on timing.
  *
  *   npm run bench                      # 2 rounds of 10 s per target and scenario, sort scaling, peak RSS
  *   npm run bench -- --rounds 3 --seconds 5 --label after
  *   npm run bench -- --scenarios S1,S2 --parts throughput --label try   # a quicker look at some of it
+ *   npm run bench -- --targets baseline,node-features --env FEATURES=id --parts throughput --label id   # one feature's cost
  *   npm run bench -- --smoke --out /tmp/bench   # seconds-long run that only proves the script works
  */
 import { execFileSync } from 'node:child_process';
@@ -34,6 +35,8 @@ const { values: flags } = parseArgs({
     parts: { type: 'string', default: 'throughput,scaling,rss' },
     smoke: { type: 'boolean', default: false },
     'no-build': { type: 'boolean', default: false },
+    targets: { type: 'string' },
+    env: { type: 'string', multiple: true, default: [] },
   },
 });
 const smoke = flags.smoke;
@@ -52,7 +55,21 @@ const parts = new Set(flags.parts.split(','));
 const chosenScenarios = new Set(flags.scenarios.split(','));
 // wrk takes whole seconds only: the smoke run's half seconds go to autocannon.
 const generator: LoadGenerator = (flags.load as LoadGenerator | undefined) ?? (installed('wrk') && !smoke ? 'wrk' : 'autocannon');
-const TARGET_ORDER: readonly TargetName[] = ['service', 'service-logged', 'baseline', 'node-features', 'fastify', 'fastify-logger', 'express'];
+const ALL_TARGETS: readonly TargetName[] = ['service', 'service-logged', 'baseline', 'node-features', 'fastify', 'fastify-logger', 'express'];
+const TARGET_ORDER: readonly TargetName[] = flags.targets === undefined ? ALL_TARGETS : flags.targets.split(',').map(knownTarget);
+// NAME=VALUE settings given to every target (each reads only its own): one run per variant, such as FEATURES=id or ACCESS_LOG=errors.
+const extraEnv: Record<string, string> = Object.fromEntries(
+  flags.env.map((pair) => {
+    const at = pair.indexOf('=');
+    if (at < 1) throw new Error(`--env takes NAME=VALUE, not ${JSON.stringify(pair)}`);
+    return [pair.slice(0, at), pair.slice(at + 1)];
+  }),
+);
+
+function knownTarget(name: string): TargetName {
+  if (!(ALL_TARGETS as readonly string[]).includes(name)) throw new Error(`--targets: unknown target ${JSON.stringify(name)}; the targets are ${ALL_TARGETS.join(', ')}`);
+  return name as TargetName;
+}
 // Sort scaling compares the implementations, not their logging: the first four only.
 const SCALING_TARGETS: ReadonlySet<TargetName> = new Set(['service', 'baseline', 'fastify', 'express']);
 
@@ -188,15 +205,15 @@ async function main(): Promise<void> {
   const startedAt = new Date();
   const targets = new Map<TargetName, RunningTarget>();
   try {
-    for (const name of TARGET_ORDER) targets.set(name, await startTarget(name, serverPin, workDir));
+    for (const name of TARGET_ORDER) targets.set(name, await startTarget(name, serverPin, workDir, extraEnv));
     log(`load generator: ${generator}; pinning: ${canPin ? 'servers on CPU 0, load on CPU 1' : 'none'}`);
     const cells = parts.has('throughput') ? await throughput(targets, scenarios().filter((s) => chosenScenarios.has(s.id))) : [];
     const scalingRows = parts.has('scaling') ? await scaling(targets) : [];
-    const logged = targets.get('service-logged') as RunningTarget;
+    const logged = targets.get('service-logged');
     for (const target of targets.values()) await target.stop();
     targets.clear();
     // Counted once the service has exited: its log is buffered (LOG_FLUSH_MS) and complete only then.
-    const serviceLogLines = await countRequestLogLines(logged.logFile);
+    const serviceLogLines = logged === undefined ? 0 : await countRequestLogLines(logged.logFile);
     const rss = parts.has('rss') ? await peakRss() : [];
 
     const report: BenchReport = {
@@ -206,7 +223,7 @@ async function main(): Promise<void> {
       machine: { cpus: cpus().length, model: cpus()[0]?.model ?? 'unknown', node: process.version, platform: `${process.platform} ${process.arch}` },
       loadGenerator: generator === 'wrk' ? execFileSync('sh', ['-c', 'wrk -v 2>&1 | head -1'], { encoding: 'utf8' }).trim() : `autocannon ${JSON.parse(readFileSync(join(root, 'node_modules/autocannon/package.json'), 'utf8')).version}`,
       pinning: canPin ? 'servers on CPU 0, load generator on CPU 1 (taskset)' : 'none',
-      settings: { ...settings, smoke },
+      settings: { ...settings, smoke, env: extraEnv },
       serviceLogLines,
       cells,
       scaling: scalingRows,
