@@ -19,7 +19,6 @@ import { logAndCountAnswers, requestIdOf } from './http/access-log.js';
 import { registerProbes, type Lifecycle } from './http/probes.js';
 import { API_HEADERS, protect } from './http/protection.js';
 import { addFixedHeaders } from './http/response-headers.js';
-import { lazyChildLogger } from './http/request-logger.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -97,8 +96,8 @@ function loggerFor(config: Config): FastifyServerOptions['logger'] {
   return config.logFlushMs === 0 ? base : { ...base, stream: bufferedStdout(config.logFlushMs) };
 }
 
-// One write(2) per log line costs a system call per request (about a tenth of S2's throughput in
-// an ad-hoc wrk A/B); lines are gathered up to this size instead, and written at least every LOG_FLUSH_MS.
+// One write(2) per log line would cost a system call per request: lines are gathered up to this
+// size instead, and written at least every LOG_FLUSH_MS.
 const LOG_BUFFER_BYTES = 4096;
 const stdoutStreams = new Map<number, pino.DestinationStream>();
 
@@ -134,7 +133,6 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
     logger: options.logger ?? loggerFor(config),
     // Access-log lines come from access-log.ts, as ACCESS_LOG says, instead of Fastify's two per request.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
-    childLoggerFactory: lazyChildLogger,
     requestIdHeader: false,
     genReqId: requestIdOf,
     bodyLimit: config.bodyLimit,

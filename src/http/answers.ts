@@ -11,8 +11,8 @@ export type Limits = Pick<Config, 'sortMaxLength' | 'numberTextLimit' | 'stringS
 
 /**
  * Route option for results of any size: native JSON.stringify writes a large array of strings or
- * values much faster than a schema-compiled serializer (an ad-hoc timing: 19 ms against 182 ms for
- * 810,000 strings), and the handlers already return the exact shape.
+ * values faster than a schema-compiled serializer, which checks each element against the schema,
+ * and the handlers already return the exact shape.
  */
 export const serializeNatively = { serializerCompiler: () => (data: unknown) => JSON.stringify(data) };
 

@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import helmet, { type HelmetOptions } from 'helmet';
 import rateLimit from '@fastify/rate-limit';
 import underPressure from '@fastify/under-pressure';
 import type { Config } from '../config.js';
@@ -12,10 +11,9 @@ const PRESSURE_SAMPLE_INTERVAL_MS = 50;
 
 /**
  * Edge protection, each part configurable:
- * - security headers: on the docs page, helmet's (https://helmetjs.github.io) with a
- *   Content-Security-Policy that allows exactly what the page loads: its own scripts and styles,
- *   the inline styles Swagger UI sets, and data: images; on every other response, which is JSON,
- *   the two that matter for an API (OWASP REST Security Cheat Sheet, "Security headers");
+ * - security headers: on the docs page, helmet's set (`DOCS_HEADERS`); on every other
+ *   response, which is JSON, the two that matter for an API (OWASP REST Security Cheat Sheet,
+ *   "Security headers");
  * - a per-client rate limit by @fastify/rate-limit (https://github.com/fastify/fastify-rate-limit),
  *   off by default;
  * - load shedding on event-loop delay by @fastify/under-pressure
@@ -46,24 +44,28 @@ export async function protect(
   }
 }
 
-const DOCS_HELMET_OPTIONS: HelmetOptions = {
-  contentSecurityPolicy: {
-    useDefaults: false,
-    directives: {
-      'default-src': ["'self'"],
-      'script-src': ["'self'"],
-      'style-src': ["'self'", "'unsafe-inline'"],
-      'img-src': ["'self'", 'data:'],
-      'connect-src': ["'self'"],
-      'font-src': ["'self'"],
-      'object-src': ["'none'"],
-      'base-uri': ["'none'"],
-      'form-action': ["'self'"],
-      'frame-ancestors': ["'none'"],
-    },
-  },
-  // The API is meant to be called from other origins (CORS); only embedding is refused.
-  crossOriginResourcePolicy: { policy: 'cross-origin' },
+/**
+ * The docs page's security headers: helmet 8's set (https://helmetjs.github.io), written out, with
+ * a Content-Security-Policy that allows exactly what Swagger UI loads (its own scripts and styles,
+ * the inline styles it sets, data: images) and a resource policy that lets other origins call the
+ * API (CORS); only embedding is refused. test/http/docs-headers.test.ts checks that helmet, given
+ * `DOCS_HELMET_OPTIONS`, sets exactly these.
+ */
+export const DOCS_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy':
+    "default-src 'self';script-src 'self';style-src 'self' 'unsafe-inline';img-src 'self' data:;connect-src 'self';font-src 'self';" +
+    "object-src 'none';base-uri 'none';form-action 'self';frame-ancestors 'none'",
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-resource-policy': 'cross-origin',
+  'origin-agent-cluster': '?1',
+  'referrer-policy': 'no-referrer',
+  'strict-transport-security': 'max-age=31536000; includeSubDomains',
+  'x-content-type-options': 'nosniff',
+  'x-dns-prefetch-control': 'off',
+  'x-download-options': 'noopen',
+  'x-frame-options': 'SAMEORIGIN',
+  'x-permitted-cross-domain-policies': 'none',
+  'x-xss-protection': '0',
 };
 
 // A JSON response is never a document: it may load nothing and be framed nowhere, and must not be sniffed as HTML.
@@ -72,23 +74,10 @@ export const API_HEADERS: Readonly<Record<string, string>> = {
   'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
 };
 
-/** The headers helmet sets with these options; they depend on nothing in the request, so they are worked out once. */
-export function helmetHeaders(options: HelmetOptions): Readonly<Record<string, string>> {
-  const headers: Record<string, string> = {};
-  const response = {
-    setHeader: (name: string, value: string) => void (headers[name.toLowerCase()] = value),
-    removeHeader: (name: string) => void delete headers[name.toLowerCase()],
-  };
-  helmet(options)({} as never, response as never, () => undefined);
-  return headers;
-}
-
 /**
  * Every response gets the API headers (set with the other fixed headers, response-headers.ts);
- * routes under the docs prefix get helmet's set on top, its CSP replacing the API one, worked
- * out once: helmet is not run per request.
+ * routes under the docs prefix get the docs page's set on top, its CSP replacing the API one.
  */
 function addSecurityHeaders(app: FastifyInstance, docsPrefix: string): void {
-  const docsHeaders = helmetHeaders(DOCS_HELMET_OPTIONS);
-  addRouteHeaders(app, (path) => (path === docsPrefix || path.startsWith(`${docsPrefix}/`) ? docsHeaders : undefined));
+  addRouteHeaders(app, (path) => (path === docsPrefix || path.startsWith(`${docsPrefix}/`) ? DOCS_HEADERS : undefined));
 }
