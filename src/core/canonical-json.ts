@@ -1,4 +1,4 @@
-import { InputError } from './errors.js';
+import { CORE_ERRORS, InputError } from './errors.js';
 
 /**
  * How a lone surrogate inside a string is treated: RFC 8785 §3.1 requires I-JSON input (RFC 7493
@@ -19,13 +19,25 @@ export function canonicalJson(value: unknown, loneSurrogates: LoneSurrogates = '
   return write(value, [], loneSurrogates);
 }
 
+/**
+ * `canonicalJson` of a value found at `path` inside an argument, so that an error names where it
+ * is; sort orders objects by this text and checks arrays with it (one walk of JSON for both).
+ * An ordering text (`'escape'`) refuses a number beyond a double without speaking of canonical form.
+ *
+ * @example
+ * canonicalTextAt([1, { a: 2 }], [3], 'escape') //=> '[1,{"a":2}]'
+ */
+export function canonicalTextAt(value: unknown, path: Array<string | number>, loneSurrogates: LoneSurrogates): string {
+  return write(value, [...path], loneSurrogates);
+}
+
 function write(value: unknown, path: Array<string | number>, loneSurrogates: LoneSurrogates): string {
   switch (typeof value) {
     case 'string':
       return writeString(value, path, loneSurrogates);
     case 'number':
       if (!Number.isFinite(value)) {
-        throw new InputError('is a number beyond the range of a double, which has no canonical form', [...path]);
+        throw new InputError(loneSurrogates === 'reject' ? CORE_ERRORS.noCanonicalForm : CORE_ERRORS.beyondDouble, [...path]);
       }
       // Number::toString is the serialization RFC 8785 §3.2.2.3 prescribes; it writes -0 as "0".
       return String(value);
@@ -56,7 +68,7 @@ function write(value: unknown, path: Array<string | number>, loneSurrogates: Lon
       return `{${parts.join(',')}}`;
     }
     default:
-      throw new InputError(`is not a JSON value (${typeof value})`, [...path]);
+      throw new InputError(CORE_ERRORS.notJsonValue(typeof value), [...path]);
   }
 }
 
@@ -68,7 +80,7 @@ function writeString(text: string, path: Array<string | number>, loneSurrogates:
   // writes, and well formed, without JSON.stringify's scan (npm run bench's S5 is where it shows).
   if (!ESCAPED_OR_SURROGATE.test(text)) return `"${text}"`;
   if (loneSurrogates === 'reject' && !text.isWellFormed()) {
-    throw new InputError('contains a lone surrogate, which RFC 8785 (I-JSON, RFC 7493 §2.1) does not allow', [...path]);
+    throw new InputError(CORE_ERRORS.loneSurrogate, [...path]);
   }
   return JSON.stringify(text);
 }

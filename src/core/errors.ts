@@ -1,5 +1,13 @@
 import type { JsonPath } from './json.js';
 
+/** The core's error texts, each written once; the HTTP layer puts a JSON Pointer in front of them. */
+export const CORE_ERRORS = {
+  beyondDouble: 'is a number beyond the range of a double',
+  noCanonicalForm: 'is a number beyond the range of a double, which has no canonical form',
+  notJsonValue: (type: string) => `is not a JSON value (${type})`,
+  loneSurrogate: 'contains a lone surrogate, which RFC 8785 (I-JSON, RFC 7493 §2.1) does not allow',
+} as const;
+
 /**
  * Thrown by the core operations when a value is outside what the operation accepts.
  * `path` locates the offending part inside the argument (`[]` is the argument itself).

@@ -1,6 +1,6 @@
-import { canonicalJson } from './canonical-json.js';
+import { canonicalJson, canonicalTextAt } from './canonical-json.js';
 import { codeUnitOrderIsCodePointOrder, compareCodePoints } from './code-point-order.js';
-import { InputError } from './errors.js';
+import { CORE_ERRORS, InputError } from './errors.js';
 import type { JsonValue } from './json.js';
 
 export type SortOrder = 'asc' | 'desc';
@@ -74,7 +74,7 @@ export function sort(values: readonly JsonValue[], options: SortOptions = {}): J
   for (let i = 0; i < values.length; i++) {
     const value = values[i];
     if (typeof value === 'number') {
-      if (!Number.isFinite(value)) throw new InputError('is a number beyond the range of a double', [i]);
+      if (!Number.isFinite(value)) throw new InputError(CORE_ERRORS.beyondDouble, [i]);
       numbers++;
     } else if (typeof value === 'string') {
       strings++;
@@ -83,7 +83,6 @@ export function sort(values: readonly JsonValue[], options: SortOptions = {}): J
 
   if (numbers === values.length) return sortNumbers(values as readonly number[], order);
   if (strings === values.length) return sortStrings(values as readonly string[], order, collator);
-  for (let i = 0; i < values.length; i++) assertJson(values[i], [i]);
   return sortMixed(values, order, valueComparator(collator));
 }
 
@@ -93,7 +92,13 @@ export function sort(values: readonly JsonValue[], options: SortOptions = {}): J
  */
 function sortMixed(values: readonly JsonValue[], order: SortOrder, compare: Compare<JsonValue>): JsonValue[] {
   const ranks = values.map(rankOf);
-  const texts = values.map((value, i) => (ranks[i] === Rank.Object ? canonicalJson(value, 'escape') : ''));
+  // Writing an array's or object's text checks that all of it is JSON; only objects compare by it.
+  const texts = values.map((value, i) => {
+    const rank = ranks[i];
+    if (rank !== Rank.Array && rank !== Rank.Object) return '';
+    const text = canonicalTextAt(value, [i], 'escape');
+    return rank === Rank.Object ? text : '';
+  });
   const compareAt = (i: number, j: number): number => {
     const rank = ranks[i] as Rank;
     const difference = rank - (ranks[j] as Rank);
@@ -164,33 +169,4 @@ function valueComparator(collator: Intl.Collator | undefined): Compare<JsonValue
     }
   };
   return compare;
-}
-
-function assertJson(value: unknown, path: Array<string | number>): void {
-  switch (typeof value) {
-    case 'number':
-      if (!Number.isFinite(value)) throw new InputError('is a number beyond the range of a double', [...path]);
-      return;
-    case 'string':
-    case 'boolean':
-      return;
-    case 'object':
-      if (value === null) return;
-      if (Array.isArray(value)) {
-        for (let i = 0; i < value.length; i++) {
-          path.push(i);
-          assertJson(value[i], path);
-          path.pop();
-        }
-      } else {
-        for (const key of Object.keys(value)) {
-          path.push(key);
-          assertJson((value as Record<string, unknown>)[key], path);
-          path.pop();
-        }
-      }
-      return;
-    default:
-      throw new InputError(`is not a JSON value (${typeof value})`, [...path]);
-  }
 }

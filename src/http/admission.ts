@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { Counter, Gauge, type Metric } from 'prom-client';
-import { formatBytes } from '../config.js';
 import type { BodyOperationId } from './body-operations.js';
 import { collectGarbageSoon } from './collect-garbage.js';
 import { hasUnreadBody } from './lingering-close.js';
 import { MemoryBudget, type Reservation } from './memory-budget.js';
 import { estimatePeakBytes } from './memory-estimates.js';
 import { ProblemError, problemOf, sendProblem } from './problem.js';
+import { LIMIT_TEXTS } from './limit-texts.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -101,11 +101,7 @@ export function settleReservation(request: FastifyRequest, operation: BodyOperat
 function neverFits(bytes: number, bodyBytes: number, options: AdmissionOptions) {
   options.budget.tooLarge++;
   const large = bodyBytes > options.offloadBodyBytes;
-  return problemOf(
-    413,
-    `Answering this ${bodyBytes}-byte body would take an estimated ${formatBytes(bytes)} of memory; ` +
-      `one request may have at most ${formatBytes(options.budget.ceiling(large))} of the ${formatBytes(options.memoryLimit)} memory limit (MEMORY_LIMIT). Send a smaller body`,
-  );
+  return problemOf(413, LIMIT_TEXTS.memoryNeverFits(bodyBytes, bytes, options.budget.ceiling(large), options.memoryLimit));
 }
 
 /** An answer before the body: the connection closes after it, once the rest has been read (lingering-close.ts). */
@@ -115,7 +111,7 @@ function closeAfterBody(request: FastifyRequest, reply: FastifyReply): FastifyRe
 
 function refuseForNow(reply: FastifyReply, retryAfter: string): void {
   reply.header('retry-after', retryAfter);
-  sendProblem(reply, problemOf(503, 'The service has no memory free for this request now (MEMORY_LIMIT); retry after the time in Retry-After'));
+  sendProblem(reply, problemOf(503, LIMIT_TEXTS.memoryNow));
 }
 
 /** The budget in `/metrics`: its size, what is reserved, and how many requests waited or were refused. */

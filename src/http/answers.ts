@@ -1,6 +1,7 @@
 import { isEven, isOdd, sort, toString, type JsonValue, type SortOptions } from '../core/index.js';
 import type { Config } from '../config.js';
 import { fieldProblem, fromCore } from './problem.js';
+import { LIMIT_TEXTS } from './limit-texts.js';
 
 /**
  * The HTTP side of each operation, shared by the current and the legacy routes, which differ
@@ -21,16 +22,14 @@ export type ParityName = keyof typeof PARITY;
 
 export function sortedOrProblem(values: unknown[], pointer: string, limits: Limits, options: SortOptions = {}): JsonValue[] {
   if (values.length > limits.sortMaxLength) {
-    throw fieldProblem(pointer, `has ${values.length} elements; the limit is ${limits.sortMaxLength} (SORT_MAX_LENGTH)`, 413);
+    throw fieldProblem(pointer, LIMIT_TEXTS.sortLength(values.length, limits.sortMaxLength), 413);
   }
   return fromCore(pointer, () => sort(values as JsonValue[], options));
 }
 
 /** Why `text` is too long to be a number for parity, or undefined when it is not. */
 export function numberTextTooLong(text: string, limits: Limits): string | undefined {
-  return text.length > limits.numberTextLimit
-    ? `is ${text.length} characters long; numbers are limited to ${limits.numberTextLimit} characters (NUMBER_TEXT_LIMIT)`
-    : undefined;
+  return text.length > limits.numberTextLimit ? LIMIT_TEXTS.numberText(text.length, limits.numberTextLimit) : undefined;
 }
 
 /**

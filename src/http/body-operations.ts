@@ -12,6 +12,7 @@ import {
   SortBodySchema,
   StringSplitBodySchema,
 } from './schemas.js';
+import { LIMIT_TEXTS } from './limit-texts.js';
 
 /**
  * What each operation with a JSON body does once its body is parsed and valid, free of any
@@ -96,7 +97,7 @@ export const BODY_OPERATIONS = {
       try {
         return { ret: stringSplit(string, seperator ?? separator, { maxParts: limits.stringSplitMaxParts }) };
       } catch (error) {
-        if (error instanceof LimitError) throw fieldProblem('/input/string', `${error.message}; the limit is ${limits.stringSplitMaxParts} (STRING_SPLIT_MAX_PARTS)`, 413);
+        if (error instanceof LimitError) throw fieldProblem('/input/string', LIMIT_TEXTS.splitParts(error.message, limits.stringSplitMaxParts), 413);
         throw error;
       }
     },

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { toJsonPointer } from '../core/index.js';
 import { BODY_OPERATIONS, type BodyOperationId } from './body-operations.js';
 import { ProblemError, fieldProblem } from './problem.js';
+import { LIMIT_TEXTS } from './limit-texts.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -57,7 +58,7 @@ export function parseJsonBody(bytes: Uint8Array, maxDepth: number, numberField: 
   // The body object itself is one level above `input`, where the limit is counted (docs/behaviour.md §3).
   const tooDeep = findDepthViolation(text, maxDepth + 1);
   if (tooDeep !== undefined) {
-    throw fieldProblem(tooDeep, `nests deeper than the limit of ${maxDepth} levels (MAX_DEPTH)`, 413);
+    throw fieldProblem(tooDeep, LIMIT_TEXTS.depth(maxDepth), 413);
   }
 
   let body: unknown;

@@ -3,6 +3,7 @@ import type { Limits } from './answers.js';
 import { OffloadedAnswer, type BodyOperationId } from './body-operations.js';
 import type { OffloadTask, PoolOutcome } from './offload-worker.js';
 import { ProblemError } from './problem.js';
+import { LIMIT_TEXTS } from './limit-texts.js';
 
 export interface OffloadPool {
   /** The answer for this body, or a `ProblemError` with the problem the route would have answered. */
@@ -64,7 +65,7 @@ export function createOffloadPool(options: OffloadPoolOptions): OffloadPool {
         outcome = await started().run({ operation, bytes, limits: options.limits, maxDepth: options.maxDepth }, { transferList: [bytes.buffer as ArrayBuffer] });
       } catch {
         // The thread ran out of its heap (or died): the estimate was short. Another try may fit.
-        throw new ProblemError(503, 'The service could not answer this body within its memory budget (MEMORY_LIMIT) just now; retry after the time in Retry-After', undefined, {
+        throw new ProblemError(503, LIMIT_TEXTS.memoryInThread, undefined, {
           'retry-after': String(WORKER_FAILED_RETRY_AFTER_SECONDS),
         });
       }

@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { InputError, toJsonPointer } from '../core/index.js';
+import { LIMIT_TEXTS } from './limit-texts.js';
 
 /** One offending field of the request body, as a JSON Pointer (RFC 6901). */
 export interface FieldError {
@@ -108,7 +109,7 @@ export function toProblem(error: unknown, bodyLimit: number): Problem {
   const fastifyError = error as Partial<FastifyError> & { validation?: ValidationError[] };
   if (Array.isArray(fastifyError.validation)) return validationProblem(fastifyError.validation);
   if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-    return problemOf(413, `The request body is larger than the limit of ${bodyLimit} bytes (BODY_LIMIT)`);
+    return problemOf(413, LIMIT_TEXTS.body(bodyLimit));
   }
   const framework = fastifyError.code === undefined ? undefined : FRAMEWORK_PROBLEMS[fastifyError.code];
   if (framework !== undefined) return problemOf(...framework);

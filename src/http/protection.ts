@@ -4,6 +4,7 @@ import underPressure from '@fastify/under-pressure';
 import type { Config } from '../config.js';
 import { ProblemError } from './problem.js';
 import { addRouteHeaders } from './route-headers.js';
+import { LIMIT_TEXTS } from './limit-texts.js';
 
 const RETRY_AFTER_SECONDS = 5;
 // How often the event-loop delay is sampled: often enough to react within a few requests.
@@ -31,7 +32,7 @@ export async function protect(
       max: config.rateLimitMax,
       timeWindow: config.rateLimitWindowMs,
       errorResponseBuilder: (_request, context) =>
-        new ProblemError(429, `Too many requests: the limit is ${context.max} per ${context.after} (RATE_LIMIT_MAX); retry after the time in Retry-After`),
+        new ProblemError(429, LIMIT_TEXTS.rate(context.max, context.after)),
     });
   }
   if (config.maxEventLoopDelayMs > 0) {

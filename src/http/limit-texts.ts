@@ -1,0 +1,24 @@
+import { SETTINGS, formatBytes } from '../config.js';
+
+/**
+ * Every error text that reports a limit, each naming the setting that raises it as the settings
+ * table (config.ts) spells it, so that a renamed setting is renamed in every answer too.
+ */
+
+const named = (key: keyof typeof SETTINGS): string => `(${SETTINGS[key].env})`;
+const RETRY = 'retry after the time in Retry-After';
+
+export const LIMIT_TEXTS = {
+  body: (bodyLimit: number) => `The request body is larger than the limit of ${bodyLimit} bytes ${named('bodyLimit')}`,
+  depth: (maxDepth: number) => `nests deeper than the limit of ${maxDepth} levels ${named('maxDepth')}`,
+  sortLength: (length: number, limit: number) => `has ${length} elements; the limit is ${limit} ${named('sortMaxLength')}`,
+  numberText: (length: number, limit: number) => `is ${length} characters long; numbers are limited to ${limit} characters ${named('numberTextLimit')}`,
+  /** After the core's own words for how many parts the split reached. */
+  splitParts: (coreMessage: string, limit: number) => `${coreMessage}; the limit is ${limit} ${named('stringSplitMaxParts')}`,
+  rate: (max: number, window: string) => `Too many requests: the limit is ${max} per ${window} ${named('rateLimitMax')}; ${RETRY}`,
+  memoryNeverFits: (bodyBytes: number, estimate: number, ceiling: number, memoryLimit: number) =>
+    `Answering this ${bodyBytes}-byte body would take an estimated ${formatBytes(estimate)} of memory; ` +
+    `one request may have at most ${formatBytes(ceiling)} of the ${formatBytes(memoryLimit)} memory limit ${named('memoryLimit')}. Send a smaller body`,
+  memoryNow: `The service has no memory free for this request now ${named('memoryLimit')}; ${RETRY}`,
+  memoryInThread: `The service could not answer this body within its memory budget ${named('memoryLimit')} just now; ${RETRY}`,
+} as const;
