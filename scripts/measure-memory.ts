@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { BODY_OPERATIONS, type BodyOperationId } from '../src/http/body-operations.js';
+import { OPERATIONS, type OperationId } from '../src/http/operations.js';
 import { PEAK_BYTES_PER_BODY_BYTE, estimatePeakBytes } from '../src/http/memory-estimates.js';
 import { SHAPES_OF } from './memory-shapes.js';
 
@@ -10,7 +10,7 @@ import { SHAPES_OF } from './memory-shapes.js';
  */
 
 export interface Measurement {
-  operation: BodyOperationId;
+  operation: OperationId;
   shape: string;
   bodyBytes: number;
   peakBytes: number;
@@ -19,7 +19,7 @@ export interface Measurement {
 
 const PROBE = new URL('./memory-probe.ts', import.meta.url).pathname;
 
-export function measurePeak(operation: BodyOperationId, shape: string, bytes: number): Measurement {
+export function measurePeak(operation: OperationId, shape: string, bytes: number): Measurement {
   const output = execFileSync(process.execPath, ['--import', 'tsx', PROBE, operation, shape, String(bytes)], { encoding: 'utf8' });
   return JSON.parse(output) as Measurement;
 }
@@ -30,7 +30,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const sizes = process.argv.slice(2).map(Number);
   const rows: string[] = ['| operation | shape | body | peak | peak per body byte | estimate | status |', '| --- | --- | ---: | ---: | ---: | ---: | ---: |'];
   let tightest = Number.POSITIVE_INFINITY;
-  for (const operation of Object.keys(BODY_OPERATIONS) as BodyOperationId[]) {
+  for (const operation of Object.keys(OPERATIONS) as OperationId[]) {
     if (operation.startsWith('legacy')) continue; // the same work as their successors
     for (const shape of SHAPES_OF[operation]) {
       for (const size of sizes.length > 0 ? sizes : [MIB, 4 * MIB, 16 * MIB]) {

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { DEFAULT_CONFIG } from '../src/config.js';
-import type { BodyOperationId } from '../src/http/body-operations.js';
+import type { OperationId } from '../src/http/operations.js';
 import { collectGarbage } from '../src/http/collect-garbage.js';
 import { THREAD_RESOURCE_LIMITS } from '../src/http/offload.js';
 import { answerBody } from '../src/http/offload-worker.js';
@@ -16,7 +16,7 @@ import { bodyOfShape } from './memory-shapes.js';
  */
 
 interface Job {
-  operation: BodyOperationId;
+  operation: OperationId;
   shape: string;
   size: number;
 }
@@ -25,7 +25,7 @@ const limits = { sortMaxLength: DEFAULT_CONFIG.sortMaxLength, numberTextLimit: D
 const kib = (field: string): number => Number(/(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8').split('\n').find((line) => line.startsWith(field)) ?? '')?.[1]) * 1024;
 
 if (isMainThread) {
-  const [operation, shape, size] = process.argv.slice(2) as [BodyOperationId, string, string];
+  const [operation, shape, size] = process.argv.slice(2) as [OperationId, string, string];
   const worker = new Worker(new URL('./memory-probe-thread.cjs', import.meta.url), { workerData: { operation, shape, size: Number(size) } satisfies Job, resourceLimits: THREAD_RESOURCE_LIMITS(4096) });
   let before = 0;
   worker.on('message', (message: { ready?: number; status?: number; bodyBytes?: number }) => {

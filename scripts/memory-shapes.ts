@@ -1,4 +1,4 @@
-import type { BodyOperationId } from '../src/http/body-operations.js';
+import type { OperationId } from '../src/http/operations.js';
 
 /**
  * Request bodies of a given size that cost each operation the most memory per byte: many small
@@ -41,7 +41,7 @@ const SHAPES: Record<string, (bytes: number) => string> = {
 };
 
 /** The shapes that matter for each operation (the others only parse and drop the body). */
-export const SHAPES_OF: Readonly<Record<BodyOperationId, readonly string[]>> = {
+export const SHAPES_OF: Readonly<Record<OperationId, readonly string[]>> = {
   sort: ['numbers', 'doubles', 'strings', 'objects', 'mixed'],
   toString: ['zeros', 'smallObjects', 'strings'],
   stringSplit: ['ascii', 'emoji', 'commas'],
@@ -57,7 +57,7 @@ export const SHAPES_OF: Readonly<Record<BodyOperationId, readonly string[]>> = {
 const FIELD: Readonly<Record<string, string>> = { legacySort: 'array', legacyIsOdd: 'number', legacyIsEven: 'number', legacyToString: 'number' };
 
 /** A whole body for `operation` of about `bytes` bytes (never more than the shape allows). */
-export function bodyOfShape(operation: BodyOperationId, shape: string, bytes: number): Uint8Array {
+export function bodyOfShape(operation: OperationId, shape: string, bytes: number): Uint8Array {
   const value = (SHAPES[shape] as (bytes: number) => string)(bytes);
   const field = Object.hasOwn(FIELD, operation) ? (FIELD[operation] as string) : 'input';
   const text =

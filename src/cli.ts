@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { InputError, isEven, isNumber, isOdd, sort, stringSplit, toJsonPointer, toString, type JsonValue } from './core/index.js';
+import { InputError, toJsonPointer } from './core/index.js';
+import { COMMANDS, UsageError } from './cli-commands.js';
 import { readConfig, run } from './run.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -25,56 +26,9 @@ Usage:
 Prints the same JSON as the HTTP API. Bad input: exit code 1 and the problem on stderr.
 Every setting of \`serve\` is also an environment variable: see the README's Configuration table.`;
 
-class UsageError extends Error {}
-
-function readJson(text: string): JsonValue {
-  try {
-    return JSON.parse(text) as JsonValue;
-  } catch (error) {
-    throw new InputError(`is not valid JSON: ${(error as Error).message}`);
-  }
-}
-
-function argumentOrStdin(positionals: string[]): string {
-  if (positionals[0] !== undefined) return positionals[0];
-  if (process.stdin.isTTY) throw new UsageError('give the value as an argument or on standard input');
-  return readFileSync(0, 'utf8');
-}
-
-/** The value argument, or standard input without its final line break. */
-function valueOrStdin(positionals: string[], what: string): string {
-  if (positionals[0] !== undefined) return positionals[0];
-  if (process.stdin.isTTY) throw new UsageError(`missing ${what}: give it as an argument or on standard input`);
-  return readFileSync(0, 'utf8').replace(/\r?\n$/, '');
-}
-
-function required(positionals: string[], what: string): string {
-  const value = positionals[0];
-  if (value === undefined) throw new UsageError(`missing ${what}`);
-  return value;
-}
-
 // An argument such as -7 or -.5 is a value, not an option: parseArgs would refuse it as an unknown flag.
 const NEGATIVE_NUMBER = /^-[\d.]/;
 const PLACEHOLDER = '\u0000';
-
-type Command = (positionals: string[], flags: Record<string, string | boolean | undefined>) => unknown;
-
-const COMMANDS = new Map<string, Command>([
-  ['isEven', (p) => ({ ret: isEven(valueOrStdin(p, '<number>')) })],
-  ['isOdd', (p) => ({ ret: isOdd(valueOrStdin(p, '<number>')) })],
-  ['isNumber', (p) => ({ ret: isNumber(valueOrStdin(p, '<text>')) })],
-  [
-    'sort',
-    (p, flags) => {
-      const values = readJson(argumentOrStdin(p));
-      if (!Array.isArray(values)) throw new InputError('must be an array of JSON values');
-      return { sortedArray: sort(values, { order: flags.desc === true ? 'desc' : 'asc', locale: flags.locale as string | undefined }) };
-    },
-  ],
-  ['toString', (p) => ({ ret: toString(readJson(argumentOrStdin(p))) })],
-  ['stringSplit', (p) => ({ ret: stringSplit(required(p, '<string>'), p[1]) })],
-]);
 
 async function main(argv: string[]): Promise<number> {
   const negatives: string[] = [];

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { BODY_OPERATIONS, type BodyOperationId } from '../src/http/body-operations.js';
+import { OPERATIONS, type OperationId } from '../src/http/operations.js';
 import { estimatePeakBytes } from '../src/http/memory-estimates.js';
 import { measurePeak } from '../scripts/measure-memory.js';
 import { SHAPES_OF } from '../scripts/memory-shapes.js';
@@ -14,7 +14,7 @@ const SIZE = 2 * 1024 * 1024;
 const MIB = 1024 * 1024;
 
 describe('memory estimates are not below measured peaks', () => {
-  for (const operation of Object.keys(BODY_OPERATIONS) as BodyOperationId[]) {
+  for (const operation of Object.keys(OPERATIONS) as OperationId[]) {
     if (operation.startsWith('legacy')) continue; // the same work as their successors
     for (const shape of SHAPES_OF[operation]) {
       test(`${operation}, ${shape}, 2 MiB`, (t) => {

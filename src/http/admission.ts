@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { Counter, Gauge, type Metric } from 'prom-client';
-import type { BodyOperationId } from './body-operations.js';
+import type { OperationId } from './operations.js';
 import { collectGarbageSoon } from './collect-garbage.js';
 import { hasUnreadBody } from './lingering-close.js';
 import { MemoryBudget, type Reservation } from './memory-budget.js';
@@ -15,7 +15,7 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     /** The body operation a route answers: its memory is estimated and admitted by it. */
-    operation?: BodyOperationId;
+    operation?: OperationId;
   }
 }
 
@@ -53,7 +53,7 @@ export function admitByMemory(app: FastifyInstance, options: AdmissionOptions): 
 
   // A route-level hook on the body operations only: other routes (probes, GET operations) pay nothing.
   const admit: onRequestHookHandler = (request, reply, done) => {
-    const operation = request.routeOptions.config.operation as BodyOperationId;
+    const operation = request.routeOptions.config.operation as OperationId;
     const declared = Number(request.headers['content-length']);
     if (declared > bodyLimit) return done(); // Fastify answers 413 without reading it
     const chunked = Number.isNaN(declared);
@@ -78,7 +78,7 @@ export function admitByMemory(app: FastifyInstance, options: AdmissionOptions): 
     reserved.then(admitted, () => refuseForNow(closeAfterBody(request, reply), retryAfter));
   };
   app.addHook('onRoute', (route) => {
-    if ((route.config as { operation?: BodyOperationId } | undefined)?.operation !== undefined) route.onRequest = [...[route.onRequest ?? []].flat(), admit];
+    if ((route.config as { operation?: OperationId } | undefined)?.operation !== undefined) route.onRequest = [...[route.onRequest ?? []].flat(), admit];
   });
 }
 
@@ -87,7 +87,7 @@ export function admitByMemory(app: FastifyInstance, options: AdmissionOptions): 
  * or refuses it when that is more than a request can ever have (a chunked body, admitted before
  * its size was known).
  */
-export function settleReservation(request: FastifyRequest, operation: BodyOperationId, bodyBytes: number, offloaded: boolean, options: AdmissionOptions): void {
+export function settleReservation(request: FastifyRequest, operation: OperationId, bodyBytes: number, offloaded: boolean, options: AdmissionOptions): void {
   const { reservation } = request;
   if (reservation === undefined) return;
   const bytes = estimatePeakBytes(operation, bodyBytes, offloaded);

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { toJsonPointer } from '../core/index.js';
-import { BODY_OPERATIONS, type BodyOperationId } from './body-operations.js';
+import { OPERATIONS, type OperationId } from './operations.js';
 import { ProblemError, fieldProblem } from './problem.js';
 import { LIMIT_TEXTS } from './limit-texts.js';
 
@@ -78,9 +78,9 @@ export function parseJsonBody(bytes: Uint8Array, maxDepth: number, numberField: 
  * body operation, if any, which says whose number source to keep; it goes on the request.
  */
 export function createJsonBodyParser(maxDepth: number) {
-  return function parseRequestBody(request: FastifyRequest, bytes: Buffer, operation: BodyOperationId | undefined): unknown {
+  return function parseRequestBody(request: FastifyRequest, bytes: Buffer, operation: OperationId | undefined): unknown {
     checkCharset(request.headers['content-type']);
-    const numberField = operation === undefined ? undefined : BODY_OPERATIONS[operation].numberField;
+    const numberField = operation === undefined ? undefined : OPERATIONS[operation].numberField;
     const { body, numberSource } = parseJsonBody(bytes, maxDepth, numberField);
     request.numberSource = numberSource;
     return body;

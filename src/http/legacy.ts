@@ -1,39 +1,22 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../config.js';
 import { addRouteHeaders } from './route-headers.js';
-import { serializeNatively, type Limits } from './answers.js';
-import { BODY_OPERATIONS, bodyRouteOptions, sendAnswer } from './body-operations.js';
-import {
-  BODY_ERRORS,
-  LegacyParityBodySchema,
-  LegacySortBodySchema,
-  LegacyToStringBodySchema,
-  SortResponseSchema,
-  StringResultSchema,
-  jsonResponse,
-  legacyParityResultSchema,
-  problemResponses,
-} from './schemas.js';
+import type { Limits } from './field-rules.js';
+import { LEGACY_OPERATION_IDS, OPERATIONS, type LegacyForm, type Operation } from './operations.js';
+import { postOperation, resultResponse } from './routes.js';
 
 /**
- * The earlier revision (docs/behaviour.md §4): root paths, old field names, old
- * response shapes. One row per route; the routes, their headers and the README's migration
- * table all come from it.
+ * The earlier revision (docs/behaviour.md §4): root paths, old field names, old response shapes.
+ * Each is an operation of the table (operations.ts) with a `legacy` form; the routes, their
+ * headers and the README's migration table all come from it.
  */
-export const LEGACY_ROUTES = [
-  { path: '/sort', successor: '/api/sort', request: '{"array": [...]}', response: '{"sortedArray": [...]}', successorRequest: '{"input": [...]}', successorResponse: '{"sortedArray": [...]}' },
-  { path: '/is-odd', successor: '/api/isOdd', request: '{"number": n}', response: '{"number": n, "isOdd": boolean}', successorRequest: '{"input": n}', successorResponse: '{"ret": boolean}' },
-  { path: '/is-even', successor: '/api/isEven', request: '{"number": n}', response: '{"number": n, "isEven": boolean}', successorRequest: '{"input": n}', successorResponse: '{"ret": boolean}' },
-  { path: '/toString', successor: '/api/toString', request: '{"number": value}', response: '{"ret": string}', successorRequest: '{"input": value}', successorResponse: '{"ret": string}' },
-] as const;
-
-type LegacyPath = (typeof LEGACY_ROUTES)[number]['path'];
+export const LEGACY_ROUTES: ReadonlyArray<LegacyForm & { path: string }> = LEGACY_OPERATION_IDS.map((id) => ({
+  path: OPERATIONS[id].path,
+  ...(OPERATIONS[id].legacy as LegacyForm),
+}));
 
 /** A successor path under the prefix the current operations were given. */
 const withPrefix = (successor: string, prefix: string): string => successor.replace(/^\/api(?=\/)/, prefix);
-
-const successorOf = (path: LegacyPath): string => LEGACY_ROUTES.find((route) => route.path === path)?.successor as string;
 
 /**
  * Marks every response of a legacy path, errors, 405 and OPTIONS included, as deprecated:
@@ -56,60 +39,17 @@ const LEGACY_RESPONSE_HEADERS = {
   Sunset: { type: 'string', description: 'RFC 8594: when this route goes away (only when LEGACY_SUNSET is set)' },
 };
 
-const legacySchema = (path: LegacyPath, summary: string, prefix: string) => ({
-  operationId: `legacy${path.replace(/(^|[-/])(\w)/g, (_m, _s, c: string) => c.toUpperCase())}`,
-  summary,
-  description: `Earlier revision, still served. Use \`POST ${withPrefix(successorOf(path), prefix)}\` instead; the response says so in its \`Deprecation\` and \`Link\` headers.`,
-  tags: ['legacy'],
-  deprecated: true,
-});
-
-const withHeaders = <T extends object>(response: T) => ({ ...response, headers: LEGACY_RESPONSE_HEADERS });
-
-export const legacyRoutes: FastifyPluginAsync<Limits & { successorPrefix: string }> = async (plugin, limits) => {
-  const prefix = limits.successorPrefix;
-  const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
-
-  app.post(
-    '/sort',
-    {
-      ...serializeNatively,
-      ...bodyRouteOptions('legacySort'),
-      schema: {
-        ...legacySchema('/sort', 'Sort an array (earlier revision)', prefix),
-        body: LegacySortBodySchema,
-        response: { 200: withHeaders(jsonResponse('The sorted array', SortResponseSchema)), ...problemResponses(...BODY_ERRORS) },
+export const legacyRoutes: FastifyPluginAsync<Limits & { successorPrefix: string }> = async (app, options) => {
+  const { successorPrefix, ...limits } = options;
+  for (const id of LEGACY_OPERATION_IDS) {
+    const operation = OPERATIONS[id] as Operation;
+    const successor = withPrefix((operation.legacy as LegacyForm).successor, successorPrefix);
+    postOperation(app, id, limits, {
+      response200: { ...resultResponse(operation), headers: LEGACY_RESPONSE_HEADERS },
+      extra: {
+        description: `${operation.description} Use \`POST ${successor}\` instead; the response says so in its \`Deprecation\` and \`Link\` headers.`,
+        deprecated: true,
       },
-    },
-    async (request) => BODY_OPERATIONS.legacySort.answer(request.body, { limits, numberSource: undefined }),
-  );
-
-  for (const [path, name, operation] of [['/is-odd', 'isOdd', 'legacyIsOdd'], ['/is-even', 'isEven', 'legacyIsEven']] as const) {
-    app.post(
-      path,
-      {
-        ...bodyRouteOptions(operation),
-        schema: {
-          ...legacySchema(path, `Tell whether a number is ${name === 'isOdd' ? 'odd' : 'even'} (earlier revision)`, prefix),
-          body: LegacyParityBodySchema,
-          response: { 200: withHeaders(jsonResponse('The number as sent, and the answer', legacyParityResultSchema(name))), ...problemResponses(...BODY_ERRORS) },
-        },
-      },
-      async (request, reply) => sendAnswer(reply, BODY_OPERATIONS[operation].answer(request.body, { limits, numberSource: request.numberSource })),
-    );
+    });
   }
-
-  app.post(
-    '/toString',
-    {
-      ...serializeNatively,
-      ...bodyRouteOptions('legacyToString'),
-      schema: {
-        ...legacySchema('/toString', 'Convert a value to its string form (earlier revision)', prefix),
-        body: LegacyToStringBodySchema,
-        response: { 200: withHeaders(jsonResponse('`ret` is the string form', StringResultSchema)), ...problemResponses(...BODY_ERRORS) },
-      },
-    },
-    async (request) => BODY_OPERATIONS.legacyToString.answer(request.body, { limits, numberSource: undefined }),
-  );
 };

@@ -1,4 +1,4 @@
-import { BODY_OPERATIONS, type BodyOperationId, type MemoryProfile } from './body-operations.js';
+import { OPERATIONS, type OperationId, type MemoryProfile } from './operations.js';
 
 /**
  * Peak memory of answering a body, per byte of body, for each kind of operation: measured by
@@ -30,7 +30,7 @@ export const OFFLOADED_OVERHEAD_BYTES = 16 * 1024 * 1024;
  * @example
  * estimatePeakBytes('sort', 1024 * 1024, true) //=> 46 MiB (16 MiB + 30 × 1 MiB) and 64 KiB
  */
-export function estimatePeakBytes(operation: BodyOperationId, bodyBytes: number, offloaded: boolean): number {
+export function estimatePeakBytes(operation: OperationId, bodyBytes: number, offloaded: boolean): number {
   const fixed = REQUEST_OVERHEAD_BYTES + (offloaded ? OFFLOADED_OVERHEAD_BYTES : 0);
-  return fixed + bodyBytes * (BODY_COPIES + PEAK_BYTES_PER_BODY_BYTE[BODY_OPERATIONS[operation].memory]);
+  return fixed + bodyBytes * (BODY_COPIES + PEAK_BYTES_PER_BODY_BYTE[OPERATIONS[operation].memory]);
 }

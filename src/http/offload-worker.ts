@@ -1,7 +1,7 @@
 import { move } from 'piscina';
 import { collectGarbage } from './collect-garbage.js';
-import { JsonText, BODY_OPERATIONS, type BodyOperationId } from './body-operations.js';
-import type { Limits } from './answers.js';
+import { JsonText, OPERATIONS, type OperationId } from './operations.js';
+import type { Limits } from './field-rules.js';
 import { parseJsonBody } from './json-body.js';
 import { ProblemError, problemOf, validationProblem, type Problem } from './problem.js';
 import { compileBodyValidator, type BodyValidator } from './validation.js';
@@ -13,7 +13,7 @@ import { compileBodyValidator, type BodyValidator } from './validation.js';
  */
 
 export interface OffloadTask {
-  readonly operation: BodyOperationId;
+  readonly operation: OperationId;
   /** The body; its buffer is transferred here, not copied. */
   readonly bytes: Uint8Array;
   readonly limits: Limits;
@@ -25,12 +25,12 @@ export type OffloadOutcome = { readonly json: Uint8Array } | { readonly problem:
 /** What the pool hands back: the answer's bytes (transferred), or the problem. */
 export type PoolOutcome = Uint8Array | { readonly problem: Problem };
 
-const validators = new Map<BodyOperationId, BodyValidator>();
+const validators = new Map<OperationId, BodyValidator>();
 
-function validatorFor(operation: BodyOperationId): BodyValidator {
+function validatorFor(operation: OperationId): BodyValidator {
   let validate = validators.get(operation);
   if (validate === undefined) {
-    validate = compileBodyValidator(BODY_OPERATIONS[operation].body);
+    validate = compileBodyValidator(OPERATIONS[operation].body);
     validators.set(operation, validate);
   }
   return validate;
@@ -43,7 +43,7 @@ const encoder = new TextEncoder();
  * its problem. Runs anywhere; the worker threads call it, and so does the memory measurement.
  */
 export function answerBody(task: OffloadTask): OffloadOutcome {
-  const definition = BODY_OPERATIONS[task.operation];
+  const definition = OPERATIONS[task.operation];
   try {
     const { body, numberSource } = parseJsonBody(task.bytes, task.maxDepth, definition.numberField);
     const validate = validatorFor(task.operation);

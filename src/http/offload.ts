@@ -1,13 +1,13 @@
 import { Piscina } from 'piscina';
-import type { Limits } from './answers.js';
-import { OffloadedAnswer, type BodyOperationId } from './body-operations.js';
+import type { Limits } from './field-rules.js';
+import { OffloadedAnswer, type OperationId } from './operations.js';
 import type { OffloadTask, PoolOutcome } from './offload-worker.js';
 import { ProblemError } from './problem.js';
 import { LIMIT_TEXTS } from './limit-texts.js';
 
 export interface OffloadPool {
   /** The answer for this body, or a `ProblemError` with the problem the route would have answered. */
-  answer(operation: BodyOperationId, body: Buffer): Promise<OffloadedAnswer>;
+  answer(operation: OperationId, body: Buffer): Promise<OffloadedAnswer>;
   readonly threads: number;
   /** Starts the threads now rather than on the first large body; resolves once one has answered. */
   warm(): Promise<void>;

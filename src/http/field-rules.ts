@@ -4,18 +4,12 @@ import { fieldProblem, fromCore } from './problem.js';
 import { LIMIT_TEXTS } from './limit-texts.js';
 
 /**
- * The HTTP side of each operation, shared by the current and the legacy routes, which differ
- * only in field names (`pointer`) and response shape: limits, then the core rule.
+ * Each core rule applied to one field of a request body, shared by the current and the legacy
+ * operations, which differ only in field names (`pointer`) and response shape: the field's limit
+ * first, then the rule, its errors as problems at the field's JSON Pointer.
  */
 
 export type Limits = Pick<Config, 'sortMaxLength' | 'numberTextLimit' | 'stringSplitMaxParts'>;
-
-/**
- * Route option for results of any size: native JSON.stringify writes a large array of strings or
- * values faster than a schema-compiled serializer, which checks each element against the schema,
- * and the handlers already return the exact shape.
- */
-export const serializeNatively = { serializerCompiler: () => (data: unknown) => JSON.stringify(data) };
 
 export const PARITY = { isEven, isOdd } as const;
 export type ParityName = keyof typeof PARITY;

@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { buildApp } from '../src/server.js';
+import { COMMANDS } from '../src/cli-commands.js';
+import { OPERATIONS as CLIENT_OPERATIONS } from '../src/client/operations.generated.js';
+import { CURRENT_OPERATION_IDS, LEGACY_OPERATION_IDS, OPERATIONS, type Operation } from '../src/http/operations.js';
+
+// README, "Adding an operation": one declaration in src/http/operations.ts reaches all of these.
+
+const expected = [...CURRENT_OPERATION_IDS, ...LEGACY_OPERATION_IDS].flatMap((id) => {
+  const operation = OPERATIONS[id] as Operation;
+  const path = operation.legacy === undefined ? `/api${operation.path}` : operation.path;
+  return [
+    { operationId: id, method: 'POST', path, openApiPath: path },
+    ...(operation.byPath === undefined ? [] : [{ operationId: `${id}ByPath`, method: 'GET', path: `${path}/:number`, openApiPath: `${path}/{number}` }]),
+  ];
+});
+
+test('the operation table has every current and every legacy operation, and nothing else', () => {
+  assert.deepEqual([...CURRENT_OPERATION_IDS, ...LEGACY_OPERATION_IDS].sort(), Object.keys(OPERATIONS).sort());
+  assert.deepEqual(CURRENT_OPERATION_IDS, ['sort', 'isEven', 'isOdd', 'isNumber', 'toString', 'stringSplit']);
+});
+
+test('every declared operation is a route and an operation of the OpenAPI document, and the document has no other', async (t) => {
+  const app = await buildApp({}, { logger: false });
+  t.after(() => app.close());
+  await app.ready();
+  const document = app.swagger() as unknown as { paths: Record<string, Record<string, { operationId: string }>> };
+  const documented = Object.entries(document.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, operation]) => ({ operationId: operation.operationId, method: method.toUpperCase(), openApiPath: path })),
+  );
+  for (const { operationId, method, path, openApiPath } of expected) {
+    assert.ok(app.hasRoute({ method, url: path }), `${operationId}: no route ${method} ${path}`);
+    assert.ok(
+      documented.some((entry) => entry.operationId === operationId && entry.method === method && entry.openApiPath === openApiPath),
+      `${operationId}: not in the OpenAPI document as ${method} ${openApiPath}`,
+    );
+  }
+  assert.deepEqual(documented.map((entry) => entry.operationId).sort(), expected.map((entry) => entry.operationId).sort());
+});
+
+test('every declared operation is a method of the typed client', () => {
+  for (const { operationId, method, openApiPath } of expected) {
+    const entry = (CLIENT_OPERATIONS as Record<string, { method: string; path: string } | undefined>)[operationId];
+    assert.ok(entry !== undefined, `${operationId}: not in the client (npm run generate:client)`);
+    assert.deepEqual({ method: entry.method, path: entry.path }, { method, path: openApiPath });
+  }
+});
+
+test('every current operation is a command of the json-utility CLI, and every command an operation', () => {
+  assert.deepEqual([...COMMANDS.keys()].sort(), [...CURRENT_OPERATION_IDS].sort());
+});
