@@ -33,7 +33,7 @@ export interface BenchReport {
   machine: { cpus: number; model: string; node: string; platform: string };
   loadGenerator: string;
   pinning: string;
-  settings: Record<string, unknown>;
+  settings: { rounds: number; seconds: number; connections: number; env?: Record<string, string>; [other: string]: unknown };
   serviceLogLines: number;
   cells: Cell[];
   scaling: ScalingRow[];
@@ -125,7 +125,7 @@ export function markdownReport(report: BenchReport): string {
       `targets alternating; ${report.settings.connections} connections unless the scenario says otherwise.`,
     `service: production defaults (LOG_LEVEL=info, ACCESS_LOG=minimal); service-logged: the same with ACCESS_LOG=all, which wrote ${report.serviceLogLines.toLocaleString('en')} request log lines. ` +
       'node-features: bare node:http with a request id, the headers, a log line and metrics per request; fastify-logger: the Fastify floor with `logger: true`.',
-    ...(Object.keys(report.settings.env ?? {}).length > 0 ? [`Every target also ran with ${Object.entries(report.settings.env as Record<string, string>).map(([k, v]) => `${k}=${v}`).join(', ')}.`] : []),
+    ...(Object.keys(report.settings.env ?? {}).length > 0 ? [`Every target also ran with ${Object.entries(report.settings.env ?? {}).map(([k, v]) => `${k}=${v}`).join(', ')}.`] : []),
     '',
     '## Throughput',
     '',

@@ -221,7 +221,7 @@ async function main(): Promise<void> {
       startedAt: startedAt.toISOString(),
       minutes: Math.round((Date.now() - startedAt.getTime()) / 6000) / 10,
       machine: { cpus: cpus().length, model: cpus()[0]?.model ?? 'unknown', node: process.version, platform: `${process.platform} ${process.arch}` },
-      loadGenerator: generator === 'wrk' ? execFileSync('sh', ['-c', 'wrk -v 2>&1 | head -1'], { encoding: 'utf8' }).trim() : `autocannon ${JSON.parse(readFileSync(join(root, 'node_modules/autocannon/package.json'), 'utf8')).version}`,
+      loadGenerator: generator === 'wrk' ? execFileSync('sh', ['-c', 'wrk -v 2>&1 | head -1'], { encoding: 'utf8' }).trim() : `autocannon ${(JSON.parse(readFileSync(join(root, 'node_modules/autocannon/package.json'), 'utf8')) as { version: string }).version}`,
       pinning: canPin ? 'servers on CPU 0, load generator on CPU 1 (taskset)' : 'none',
       settings: { ...settings, smoke, env: extraEnv },
       serviceLogLines,

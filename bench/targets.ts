@@ -36,7 +36,7 @@ export async function startTarget(name: TargetName, pin: readonly string[], work
   const logFile = join(workDir, `${name}-${Date.now()}.log`);
   const out = openSync(logFile, 'w');
   const [command, ...args] = [...pin, process.execPath, TARGETS[name].entry];
-  const child: ChildProcess = spawn(command as string, args, {
+  const child: ChildProcess = spawn(command, args, {
     cwd: root,
     env: { ...process.env, ...TARGETS[name].env, PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', out, 'inherit'],

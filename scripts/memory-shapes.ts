@@ -59,7 +59,7 @@ const FIELD: Readonly<Record<string, string>> = { legacySort: 'array', legacyIsO
 /** A whole body for `operation` of about `bytes` bytes (never more than the shape allows). */
 export function bodyOfShape(operation: OperationId, shape: string, bytes: number): Uint8Array {
   const value = (SHAPES[shape] as (bytes: number) => string)(bytes);
-  const field = Object.hasOwn(FIELD, operation) ? (FIELD[operation] as string) : 'input';
+  const field = (Object.hasOwn(FIELD, operation) ? FIELD[operation as string] : undefined) ?? 'input';
   const text =
     operation === 'stringSplit' ? `{"input":{"string":${value},"seperator":${shape === 'commas' ? '","' : '""'}}}` : `{"${field}":${value}}`;
   return new TextEncoder().encode(text);

@@ -15,7 +15,8 @@ const shown = (value: unknown): string => {
     const policy = value as AccessLog;
     return policy.mode === 'sample' ? `sample:${policy.every}` : policy.mode;
   }
-  return String(value);
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return String(value);
+  throw new TypeError(`no README form for ${JSON.stringify(value)}`);
 };
 
 function configTable(): string {

@@ -38,7 +38,7 @@ async function main(): Promise<void> {
   let banner = '';
   const base = await new Promise<string>((resolve) => {
     server.stdout.on('data', (chunk: Buffer) => {
-      banner += chunk;
+      banner += chunk.toString('utf8');
       const match = /listening on (http:\/\/\S+)/.exec(banner);
       if (match) resolve(match[1] as string);
     });

@@ -93,7 +93,7 @@ export const SETTINGS = {
   }),
   logFormat: setting({
     env: 'LOG_FORMAT',
-    default: 'json' as 'json' | 'pretty',
+    default: 'json',
     accepts: '`json` or `pretty`',
     meaning: 'One JSON line per event (for machines), or colourised text (for a person at a terminal)',
     parse: oneOf('json', 'pretty'),
@@ -228,7 +228,7 @@ export const SETTINGS = {
   }),
   securityHeaders: setting({
     env: 'SECURITY_HEADERS',
-    default: 'on' as 'on' | 'off',
+    default: 'on',
     accepts: '`on` or `off`',
     meaning: 'Security headers: `nosniff` and a CSP that allows nothing on JSON responses; helmet\'s set, with a CSP the page works under, on the docs page',
     parse: oneOf('on', 'off'),
@@ -263,7 +263,7 @@ export const SETTINGS = {
   }),
   legacyRoutes: setting({
     env: 'LEGACY_ROUTES',
-    default: 'on' as 'on' | 'off',
+    default: 'on',
     accepts: '`on` or `off`',
     meaning: 'Serve the earlier revision at the root (`POST /sort`, `/is-odd`, `/is-even`, `/toString`); `off` answers 404',
     parse: oneOf('on', 'off'),

@@ -155,7 +155,7 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
     onProtoPoisoning: 'ignore',
     onConstructorPoisoning: 'ignore',
     ajv: { customOptions: AJV_CUSTOM_OPTIONS },
-    frameworkErrors: (error, _request, reply) => sendProblem(reply, toProblem(error, config.bodyLimit)),
+    frameworkErrors: (error, _request, reply) => void sendProblem(reply, toProblem(error, config.bodyLimit)),
     clientErrorHandler: writeClientError,
   });
   app.decorateRequest('numberSource', undefined);

@@ -21,8 +21,8 @@ async function cli(args: string[], stdin?: string): Promise<Result> {
   child.stdout.on('data', (chunk) => (stdout += chunk));
   child.stderr.on('data', (chunk) => (stderr += chunk));
   child.stdin.end(stdin ?? '');
-  const [code] = await once(child, 'exit');
-  return { code: code as number | null, stdout, stderr };
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return { code, stdout, stderr };
 }
 
 describe('the json-utility binary', () => {

@@ -79,7 +79,7 @@ export function createClient(options: ClientOptions): Client {
 function problemIn(text: string, status: number, statusText: string): ConstructorParameters<typeof ProblemError>[0] {
   try {
     const problem = JSON.parse(text) as { status?: unknown };
-    if (typeof problem === 'object' && problem !== null) return { ...problem, status } as ConstructorParameters<typeof ProblemError>[0];
+    if (typeof problem === 'object' && problem !== null) return { ...problem, status };
   } catch {
     // not JSON: a proxy's error page, say
   }

@@ -73,6 +73,7 @@ function write(value: unknown, path: Array<string | number>, loneSurrogates: Lon
 }
 
 // What JSON.stringify escapes (controls, quote, backslash) and every surrogate, paired or not.
+// eslint-disable-next-line no-control-regex -- the control characters are what JSON escapes
 const ESCAPED_OR_SURROGATE = /[\u0000-\u001f"\\\ud800-\udfff]/;
 
 function writeString(text: string, path: Array<string | number>, loneSurrogates: LoneSurrogates): string {

@@ -72,7 +72,8 @@ export function sort(values: readonly JsonValue[], options: SortOptions = {}): J
   let numbers = 0;
   let strings = 0;
   for (let i = 0; i < values.length; i++) {
-    const value = values[i];
+    // unknown: Array.isArray above narrows a readonly array to any[].
+    const value: unknown = values[i];
     if (typeof value === 'number') {
       if (!Number.isFinite(value)) throw new InputError(CORE_ERRORS.beyondDouble, [i]);
       numbers++;
@@ -135,6 +136,8 @@ function sortStrings(values: readonly string[], order: SortOrder, collator: Intl
 }
 
 function valueComparator(collator: Intl.Collator | undefined): Compare<JsonValue> {
+  // A collator's compare is bound to it (ECMA-402 §10.3.3), so it can be called on its own.
+  // eslint-disable-next-line @typescript-eslint/unbound-method
   const compareStrings: Compare<string> = collator?.compare ?? compareCodePoints;
   const canonicalTexts = new WeakMap<object, string>();
   const canonicalText = (value: object): string => {

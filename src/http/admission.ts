@@ -78,7 +78,7 @@ export function admitByMemory(app: FastifyInstance, options: AdmissionOptions): 
     reserved.then(admitted, () => refuseForNow(closeAfterBody(request, reply), retryAfter));
   };
   app.addHook('onRoute', (route) => {
-    if ((route.config as { operation?: OperationId } | undefined)?.operation !== undefined) route.onRequest = [...[route.onRequest ?? []].flat(), admit];
+    if ((route.config)?.operation !== undefined) route.onRequest = [...[route.onRequest ?? []].flat(), admit];
   });
 }
 

@@ -9,6 +9,8 @@ export interface LingerLimits {
 }
 
 const CHECK_INTERVAL_MS = 100;
+// Node's own, always called with .call(socket).
+// eslint-disable-next-line @typescript-eslint/unbound-method
 const closeAtOnce = Socket.prototype.destroySoon;
 
 /** True while part of the request's body has not arrived yet. */
@@ -28,22 +30,21 @@ export function hasUnreadBody(request: IncomingMessage): boolean {
  */
 export function lingeringDestroySoon(limits: LingerLimits, requestOf: (socket: Socket) => IncomingMessage | undefined): (this: Socket) => void {
   return function destroySoon(this: Socket): void {
-    const socket = this;
-    const request = requestOf(socket);
-    if (request === undefined || request.complete || socket.destroyed || limits.lingerMs === 0) return closeAtOnce.call(socket);
-    const startBytes = socket.bytesRead;
+    const request = requestOf(this);
+    if (request === undefined || request.complete || this.destroyed || limits.lingerMs === 0) return closeAtOnce.call(this);
+    const startBytes = this.bytesRead;
     const deadline = Date.now() + limits.lingerMs;
     const finish = (): void => {
       clearInterval(check);
       request.off('end', finish);
-      socket.off('close', finish);
-      if (!socket.destroyed) closeAtOnce.call(socket);
+      this.off('close', finish);
+      if (!this.destroyed) closeAtOnce.call(this);
     };
     const check = setInterval(() => {
-      if (Date.now() >= deadline || socket.bytesRead - startBytes > limits.lingerBytes) finish();
+      if (Date.now() >= deadline || this.bytesRead - startBytes > limits.lingerBytes) finish();
     }, CHECK_INTERVAL_MS);
     request.once('end', finish);
-    socket.once('close', finish);
+    this.once('close', finish);
     // Node stops reading a request nobody consumes once its answer is done: keep it flowing.
     request.resume();
   };

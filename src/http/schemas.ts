@@ -209,5 +209,5 @@ export const legacyParityResultSchema = (field: 'isOdd' | 'isEven') =>
       number: Type.Union([Type.Number(), Type.String()], { description: 'The number exactly as sent, every digit kept' }),
       [field]: Type.Boolean(),
     },
-    { examples: [{ number: 9007199254740993, [field]: field === 'isOdd' }] },
+    { examples: [{ number: '9007199254740993', [field]: field === 'isOdd' }] },
   );

@@ -88,7 +88,7 @@ describe('admission by estimated peak memory (MEMORY_LIMIT)', () => {
     const answer = await new Promise<string>((resolve) => {
       let text = '';
       socket.on('data', (chunk) => {
-        text += chunk;
+        text += chunk.toString('utf8');
         if (text.includes('}')) resolve(text);
       });
     }).finally(() => socket.destroy());
@@ -102,7 +102,7 @@ describe('admission by estimated peak memory (MEMORY_LIMIT)', () => {
       headers: { 'content-type': 'application/json' },
       body: new ReadableStream({ start: (controller) => (controller.enqueue(new TextEncoder().encode(large)), controller.close()) }),
       duplex: 'half',
-    } as RequestInit);
+    });
     assert.equal(response.status, 413);
     assert.match(((await response.json()) as { detail: string }).detail, /\(MEMORY_LIMIT\)/);
     assert.equal(service.memory.budget.reserved, 0);

@@ -134,7 +134,7 @@ describe('an answer sent before the body is read reaches every client (lingering
     const answer = await new Promise<string>((resolve) => {
       let received = '';
       socket.on('data', (chunk) => {
-        received += chunk;
+        received += chunk.toString('utf8');
         if (received.includes('}')) resolve(received);
       });
       socket.on('error', () => resolve(received));
@@ -150,7 +150,7 @@ describe('an answer sent before the body is read reaches every client (lingering
     const received = await new Promise<string>((resolve) => {
       let text = '';
       socket.on('data', (chunk) => {
-        text += chunk;
+        text += chunk.toString('utf8');
         if (text.startsWith('HTTP/1.1 100 Continue\r\n\r\n') && !text.includes('"ret"')) socket.write(json);
         if (text.includes('}')) resolve(text);
       });
@@ -168,7 +168,7 @@ describe('an answer sent before the body is read reaches every client (lingering
     const started = Date.now();
     const received = await new Promise<string>((resolve) => {
       let text = '';
-      socket.on('data', (chunk) => (text += chunk));
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
       socket.on('close', () => resolve(text));
       socket.on('error', () => undefined);
     });

@@ -54,7 +54,7 @@ export function assertProblem(
 ): void {
   assert.equal(response.headers['content-type'], PROBLEM_TYPE, response.body);
   assert.equal(response.statusCode, status, response.body);
-  const problem = response.json() as { type: string; title: string; status: number; detail: string; errors?: Array<{ pointer: string; detail: string }> };
+  const problem = response.json<{ type: string; title: string; status: number; detail: string; errors?: Array<{ pointer: string; detail: string }> }>();
   assert.equal(problem.type, 'about:blank');
   assert.equal(problem.title, TITLES[status]);
   assert.equal(problem.status, status);

@@ -115,15 +115,15 @@ describe('the earlier revision (docs/behaviour.md §4)', () => {
       assert.equal(response.headers.deprecation, undefined);
       assert.equal((await post(app, successor, { input: path === '/sort' ? [1] : 1 })).statusCode, 200);
     }
-    const document = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json() as { paths: Record<string, unknown> };
+    const document = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json<{ paths: Record<string, unknown> }>();
     for (const { path } of LEGACY_ROUTES) assert.equal(document.paths[path], undefined);
   });
 
   test('the OpenAPI document lists each legacy operation as deprecated, tagged legacy, with examples', async (t) => {
     const app = await build(t);
-    const document = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json() as {
+    const document = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json<{
       paths: Record<string, { post: { deprecated?: boolean; tags: string[]; requestBody: { content: Record<string, { examples: object }> }; responses: Record<string, { headers?: object }> } }>;
-    };
+    }>();
     for (const { path, successor } of LEGACY_ROUTES) {
       const operation = document.paths[path]?.post;
       assert.ok(operation, path);
@@ -153,10 +153,10 @@ describe('the earlier revision (docs/behaviour.md §4)', () => {
           assert.equal(old.statusCode, current.statusCode);
           if (old.statusCode === 200) {
             const echoed = raw.slice('{"number":'.length, -1);
-            assert.equal(old.body, `{"number":${echoed},"${field}":${(current.json() as { ret: boolean }).ret}}`);
+            assert.equal(old.body, `{"number":${echoed},"${field}":${(current.json<{ ret: boolean }>()).ret}}`);
           } else {
-            const detail = (current.json() as { detail: string }).detail.replace('/input', '/number');
-            assert.equal((old.json() as { detail: string }).detail, detail);
+            const detail = (current.json<{ detail: string }>()).detail.replace('/input', '/number');
+            assert.equal((old.json<{ detail: string }>()).detail, detail);
           }
         }
       }),

@@ -39,7 +39,7 @@ describe('limits (docs/behaviour.md §3), each at its edge', () => {
         return await new Promise<string>((resolve) => {
           let received = '';
           socket.on('data', (chunk) => {
-            received += chunk;
+            received += chunk.toString('utf8');
             if (received.includes('}')) resolve(received);
           });
           setTimeout(() => resolve(received), 3000);
@@ -67,7 +67,7 @@ describe('limits (docs/behaviour.md §3), each at its edge', () => {
       const input = Array.from({ length: 1_000_000 }, (_, i) => (i * 7) % 10);
       const response = await post(app, '/api/sort', { input });
       assert.equal(response.statusCode, 200);
-      const { sortedArray } = response.json() as { sortedArray: number[] };
+      const { sortedArray } = response.json<{ sortedArray: number[] }>();
       assert.equal(sortedArray.length, 1_000_000);
       assert.equal(sortedArray[0], 0);
       assert.equal(sortedArray.at(-1), 9);
@@ -89,7 +89,7 @@ describe('limits (docs/behaviour.md §3), each at its edge', () => {
       const app = await build(t);
       const response = await post(app, '/api/stringSplit', { input: { string: 'x'.repeat(1_000_000), seperator: '' } });
       assert.equal(response.statusCode, 200);
-      assert.equal((response.json() as { ret: string[] }).ret.length, 1_000_000);
+      assert.equal((response.json<{ ret: string[] }>()).ret.length, 1_000_000);
       const detail = '/input/string splits into more than 1000000 parts; the limit is 1000000 (STRING_SPLIT_MAX_PARTS)';
       assertProblem(await post(app, '/api/stringSplit', { input: { string: 'x'.repeat(1_000_001), seperator: '' } }), 413, detail, ['/input/string']);
     });
@@ -170,7 +170,7 @@ describe('limits (docs/behaviour.md §3), each at its edge', () => {
       socket.write(`GET /api/isEven/2 HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(200_000)}\r\n\r\n`);
       const response = await new Promise<string>((resolve) => {
         let received = '';
-        socket.on('data', (chunk) => (received += chunk));
+        socket.on('data', (chunk: Buffer) => (received += chunk.toString('utf8')));
         socket.on('close', () => resolve(received));
         socket.on('error', () => resolve(received));
       });
@@ -196,7 +196,7 @@ describe('limits (docs/behaviour.md §3), each at its edge', () => {
       const started = Date.now();
       const answer = new Promise<string>((resolve) => {
         let received = '';
-        stalled.on('data', (chunk) => (received += chunk));
+        stalled.on('data', (chunk: Buffer) => (received += chunk.toString('utf8')));
         stalled.on('close', () => resolve(received));
       });
       const served = await fetch(`http://127.0.0.1:${port}/api/isEven/2`);

@@ -23,7 +23,7 @@ describe('probes', () => {
     const response = await app.inject({ method: 'GET', url: '/readyz' });
     assert.equal(response.statusCode, 503);
     assert.equal(response.headers['content-type'], 'application/problem+json; charset=utf-8');
-    assert.equal((response.json() as { detail: string }).detail, 'The service is shutting down and takes no new traffic');
+    assert.equal((response.json<{ detail: string }>()).detail, 'The service is shutting down and takes no new traffic');
   });
   test('from the moment shutdown begins, every response says Connection: close', async (t) => {
     const app = await build(t);
@@ -34,7 +34,7 @@ describe('probes', () => {
   });
   test('probes are not in the OpenAPI document, which describes the operations', async (t) => {
     const app = await build(t);
-    const { paths } = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json() as { paths: Record<string, unknown> };
+    const { paths } = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json<{ paths: Record<string, unknown> }>();
     for (const path of ['/healthz', '/readyz', '/metrics']) assert.equal(paths[path], undefined);
   });
 });

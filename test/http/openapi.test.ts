@@ -35,7 +35,7 @@ describe('GET /api/openapi.json', () => {
     const response = await app.inject({ method: 'GET', url: '/api/openapi.json' });
     assert.equal(response.statusCode, 200);
     assert.equal(response.headers['content-type'], JSON_TYPE);
-    const document = response.json() as Document;
+    const document = response.json<Document>();
     assert.equal(document.openapi, '3.1.0');
     const listed = Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method} ${path}`));
     assert.deepEqual(listed.sort(), OPERATIONS.map(([method, path]) => `${method} ${path}`).sort());
@@ -43,7 +43,7 @@ describe('GET /api/openapi.json', () => {
 
   test('comes from the schemas that validate: the request schemas are the route schemas', async (t) => {
     const app = await build(t);
-    const document = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json() as Document;
+    const document = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json<Document>();
     const sort = document.paths['/api/sort']?.post?.requestBody?.content['application/json']?.schema as { required: string[]; properties: Record<string, unknown> };
     assert.deepEqual(sort.required, ['input']);
     assert.deepEqual(Object.keys(sort.properties), ['input', 'order', 'locale']);
@@ -52,7 +52,7 @@ describe('GET /api/openapi.json', () => {
   for (const [method, path] of OPERATIONS) {
     test(`${method.toUpperCase()} ${path} has examples and lists its problem responses`, async (t) => {
       const app = await build(t);
-      const document = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json() as Document;
+      const document = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json<Document>();
       const operation = document.paths[path]?.[method];
       assert.ok(operation);
       if (method === 'post') {
