@@ -125,7 +125,13 @@ export function markdownReport(report: BenchReport): string {
       `targets alternating; ${report.settings.connections} connections unless the scenario says otherwise.`,
     `service: production defaults (LOG_LEVEL=info, ACCESS_LOG=minimal); service-logged: the same with ACCESS_LOG=all, which wrote ${report.serviceLogLines.toLocaleString('en')} request log lines. ` +
       'node-features: bare node:http with a request id, the headers, a log line and metrics per request; fastify-logger: the Fastify floor with `logger: true`.',
-    ...(Object.keys(report.settings.env ?? {}).length > 0 ? [`Every target also ran with ${Object.entries(report.settings.env ?? {}).map(([k, v]) => `${k}=${v}`).join(', ')}.`] : []),
+    ...(Object.keys(report.settings.env ?? {}).length > 0
+      ? [
+          `Every target also ran with ${Object.entries(report.settings.env ?? {})
+            .map(([k, v]) => `${k}=${v}`)
+            .join(', ')}.`,
+        ]
+      : []),
     '',
     '## Throughput',
     '',
@@ -141,15 +147,24 @@ export function markdownReport(report: BenchReport): string {
         `${s.errors + s.non2xx} | ${fixed(ofBaseline, 2)} | ${fixed(ofFloor, 2)} | ${fixed(ofExpress, 2)} |`,
     );
   }
-  lines.push('', '## Goals (req/s over req/s, same run; the spread is the lowest and highest ratio within one round)', '', '| Scenario | Target | over | ratio | spread | goal |', '| --- | --- | --- | ---: | --- | --- |');
+  lines.push(
+    '',
+    '## Goals (req/s over req/s, same run; the spread is the lowest and highest ratio within one round)',
+    '',
+    '| Scenario | Target | over | ratio | spread | goal |',
+    '| --- | --- | --- | ---: | --- | --- |',
+  );
   for (const [id, goals] of Object.entries(GOALS)) {
     for (const goal of goals) {
       const r = ratio(report.cells, id, goal.target, goal.of);
       if (!Number.isFinite(r.mean)) continue;
-      lines.push(`| ${id} | ${goal.target} | ${goal.of} | ${fixed(r.mean, 2)} | ${fixed(r.low, 2)}–${fixed(r.high, 2)} | ≥ ${goal.atLeast} ${r.mean >= goal.atLeast ? 'met' : '**missed**'} |`);
+      lines.push(
+        `| ${id} | ${goal.target} | ${goal.of} | ${fixed(r.mean, 2)} | ${fixed(r.low, 2)}–${fixed(r.high, 2)} | ≥ ${goal.atLeast} ${r.mean >= goal.atLeast ? 'met' : '**missed**'} |`,
+      );
     }
     const toBaseline = ratio(report.cells, id, 'service', 'baseline');
-    if (Number.isFinite(toBaseline.mean)) lines.push(`| ${id} | service | baseline | ${fixed(toBaseline.mean, 2)} | ${fixed(toBaseline.low, 2)}–${fixed(toBaseline.high, 2)} | (for reference) |`);
+    if (Number.isFinite(toBaseline.mean))
+      lines.push(`| ${id} | service | baseline | ${fixed(toBaseline.mean, 2)} | ${fixed(toBaseline.low, 2)}–${fixed(toBaseline.high, 2)} | (for reference) |`);
   }
 
   lines.push(
@@ -179,7 +194,13 @@ export function markdownReport(report: BenchReport): string {
     });
   }
 
-  lines.push('', '## Peak memory for a maximum-size body (fresh service each, VmHWM)', '', '| Body | Size | Status | ms | RSS idle MiB | peak RSS MiB |', '| --- | ---: | ---: | ---: | ---: | ---: |');
+  lines.push(
+    '',
+    '## Peak memory for a maximum-size body (fresh service each, VmHWM)',
+    '',
+    '| Body | Size | Status | ms | RSS idle MiB | peak RSS MiB |',
+    '| --- | ---: | ---: | ---: | ---: | ---: |',
+  );
   for (const c of report.peakRss) {
     lines.push(`| ${c.name} | ${(c.bodyBytes / 1024 / 1024).toFixed(2)} MiB | ${c.status} | ${fixed(c.ms, 0)} | ${c.idleMiB} | ${c.peakMiB} |`);
   }

@@ -67,7 +67,8 @@ const extraEnv: Record<string, string> = Object.fromEntries(
 );
 
 function knownTarget(name: string): TargetName {
-  if (!(ALL_TARGETS as readonly string[]).includes(name)) throw new Error(`--targets: unknown target ${JSON.stringify(name)}; the targets are ${ALL_TARGETS.join(', ')}`);
+  if (!(ALL_TARGETS as readonly string[]).includes(name))
+    throw new Error(`--targets: unknown target ${JSON.stringify(name)}; the targets are ${ALL_TARGETS.join(', ')}`);
   return name as TargetName;
 }
 // Sort scaling compares the implementations, not their logging: the first four only.
@@ -106,7 +107,8 @@ async function throughput(targets: Map<TargetName, RunningTarget>, all: readonly
     if (scenario.body !== undefined) writeFileSync(bodyFile, scenario.body);
     for (const target of targets.values()) {
       const { status, answer } = await call(target.base, scenario);
-      if (status !== 200 || !scenario.check(answer)) throw new Error(`${target.name} answers ${scenario.id} wrongly: ${status} ${JSON.stringify(answer).slice(0, 200)}`);
+      if (status !== 200 || !scenario.check(answer))
+        throw new Error(`${target.name} answers ${scenario.id} wrongly: ${status} ${JSON.stringify(answer).slice(0, 200)}`);
     }
     for (let round = 1; round <= settings.rounds; round++) {
       // Alternate the order each round, so that drift of the machine shows instead of favouring one target.
@@ -135,7 +137,11 @@ function sortBody(kind: 'numbers' | 'strings', count: number): string {
   const values =
     kind === 'numbers'
       ? Array.from({ length: count }, () => Math.round((random() - 0.5) * 1e9) / 1e3)
-      : Array.from({ length: count }, () => Math.floor(random() * 36 ** 8).toString(36).padStart(8, '0'));
+      : Array.from({ length: count }, () =>
+          Math.floor(random() * 36 ** 8)
+            .toString(36)
+            .padStart(8, '0'),
+        );
   return JSON.stringify({ input: values });
 }
 
@@ -170,12 +176,20 @@ async function peakRss(): Promise<RssCase[]> {
   // Every element as long as the limit allows: 15-digit integers (16 bytes with the comma), 13-letter strings.
   const width = Math.min(15, Math.floor((limit - 64) / count) - 1);
   const numbers = Array.from({ length: count }, () => 10 ** (width - 1) + Math.floor(random() * 9 * 10 ** (width - 1)));
-  const strings = Array.from({ length: count }, () => Math.floor(random() * 36 ** 8).toString(36).padStart(width - 2, 'x'));
+  const strings = Array.from({ length: count }, () =>
+    Math.floor(random() * 36 ** 8)
+      .toString(36)
+      .padStart(width - 2, 'x'),
+  );
   const cases = [
     { name: `sort: ${count.toLocaleString('en')} numbers`, path: '/api/sort', body: JSON.stringify({ input: numbers }) },
     { name: `sort: ${count.toLocaleString('en')} strings`, path: '/api/sort', body: JSON.stringify({ input: strings }) },
     { name: 'toString: nested object', path: '/api/toString', body: JSON.stringify({ input: nestedDocument(limit - 1024) }) },
-    { name: 'stringSplit: ASCII text by ""', path: '/api/stringSplit', body: JSON.stringify({ input: { string: 'abcdefgh'.repeat(Math.floor((limit - 64) / 8)), seperator: '' } }) },
+    {
+      name: 'stringSplit: ASCII text by ""',
+      path: '/api/stringSplit',
+      body: JSON.stringify({ input: { string: 'abcdefgh'.repeat(Math.floor((limit - 64) / 8)), seperator: '' } }),
+    },
   ];
   const env = { BODY_LIMIT: String(limit), SORT_MAX_LENGTH: String(settings.sortMaxLength) };
   const results: RssCase[] = [];
@@ -207,7 +221,12 @@ async function main(): Promise<void> {
   try {
     for (const name of TARGET_ORDER) targets.set(name, await startTarget(name, serverPin, workDir, extraEnv));
     log(`load generator: ${generator}; pinning: ${canPin ? 'servers on CPU 0, load on CPU 1' : 'none'}`);
-    const cells = parts.has('throughput') ? await throughput(targets, scenarios().filter((s) => chosenScenarios.has(s.id))) : [];
+    const cells = parts.has('throughput')
+      ? await throughput(
+          targets,
+          scenarios().filter((s) => chosenScenarios.has(s.id)),
+        )
+      : [];
     const scalingRows = parts.has('scaling') ? await scaling(targets) : [];
     const logged = targets.get('service-logged');
     for (const target of targets.values()) await target.stop();
@@ -221,7 +240,10 @@ async function main(): Promise<void> {
       startedAt: startedAt.toISOString(),
       minutes: Math.round((Date.now() - startedAt.getTime()) / 6000) / 10,
       machine: { cpus: cpus().length, model: cpus()[0]?.model ?? 'unknown', node: process.version, platform: `${process.platform} ${process.arch}` },
-      loadGenerator: generator === 'wrk' ? execFileSync('sh', ['-c', 'wrk -v 2>&1 | head -1'], { encoding: 'utf8' }).trim() : `autocannon ${(JSON.parse(readFileSync(join(root, 'node_modules/autocannon/package.json'), 'utf8')) as { version: string }).version}`,
+      loadGenerator:
+        generator === 'wrk'
+          ? execFileSync('sh', ['-c', 'wrk -v 2>&1 | head -1'], { encoding: 'utf8' }).trim()
+          : `autocannon ${(JSON.parse(readFileSync(join(root, 'node_modules/autocannon/package.json'), 'utf8')) as { version: string }).version}`,
       pinning: canPin ? 'servers on CPU 0, load generator on CPU 1 (taskset)' : 'none',
       settings: { ...settings, smoke, env: extraEnv },
       serviceLogLines,

@@ -75,7 +75,14 @@ export function scenarios(): Scenario[] {
   const document = nestedDocument(10 * 1024);
   const longInteger = digits(10_000);
   return [
-    { id: 'S1', title: 'POST /api/isEven {"input":12345}', method: 'POST', path: '/api/isEven', body: '{"input":12345}', check: (a) => isDeepStrictEqual(a, { ret: false }) },
+    {
+      id: 'S1',
+      title: 'POST /api/isEven {"input":12345}',
+      method: 'POST',
+      path: '/api/isEven',
+      body: '{"input":12345}',
+      check: (a) => isDeepStrictEqual(a, { ret: false }),
+    },
     { id: 'S2', title: 'GET /api/isOdd/12345', method: 'GET', path: '/api/isOdd/12345', check: (a) => isDeepStrictEqual(a, { ret: true }) },
     sortScenario('S3', 'POST /api/sort, 1,000 random integers', randomIntegers(1_000)),
     sortScenario('S4', 'POST /api/sort, 100,000 random doubles, 4 connections', randomDoubles(100_000), 4),

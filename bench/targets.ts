@@ -67,6 +67,9 @@ export async function startTarget(name: TargetName, pin: readonly string[], work
 
 /** A figure from /proc/<pid>/status, in MiB: VmRSS now, VmHWM the peak. */
 export function memoryMiB(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith(`${field}:`)) ?? '';
+  const line =
+    readFileSync(`/proc/${pid}/status`, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith(`${field}:`)) ?? '';
   return Math.round(Number(/\d+/.exec(line)?.[0] ?? NaN) / 1024);
 }

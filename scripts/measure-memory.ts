@@ -38,11 +38,17 @@ if (import.meta.url === `file://${process.argv[1]}`) {
         const factor = m.peakBytes / m.bodyBytes;
         const estimate = estimatePeakBytes(operation, m.bodyBytes, true);
         if (m.status === 200) tightest = Math.min(tightest, estimate / m.peakBytes);
-        rows.push(`| ${operation} | ${shape} | ${(m.bodyBytes / MIB).toFixed(1)} MiB | ${(m.peakBytes / MIB).toFixed(0)} MiB | ${factor.toFixed(1)} | ${(estimate / MIB).toFixed(0)} MiB | ${m.status} |`);
+        rows.push(
+          `| ${operation} | ${shape} | ${(m.bodyBytes / MIB).toFixed(1)} MiB | ${(m.peakBytes / MIB).toFixed(0)} MiB | ${factor.toFixed(1)} | ${(estimate / MIB).toFixed(0)} MiB | ${m.status} |`,
+        );
         process.stderr.write(`${rows.at(-1)}\n`);
       }
     }
   }
-  const factors = Object.entries(PEAK_BYTES_PER_BODY_BYTE).map(([profile, factor]) => `${profile} ${factor}`).join(', ');
-  process.stdout.write(`${rows.join('\n')}\n\nTable (peak bytes per body byte): ${factors}. Smallest estimate over measured peak: ${tightest.toFixed(2)}× (below 1 would be an estimate short of its peak)\n`);
+  const factors = Object.entries(PEAK_BYTES_PER_BODY_BYTE)
+    .map(([profile, factor]) => `${profile} ${factor}`)
+    .join(', ');
+  process.stdout.write(
+    `${rows.join('\n')}\n\nTable (peak bytes per body byte): ${factors}. Smallest estimate over measured peak: ${tightest.toFixed(2)}× (below 1 would be an estimate short of its peak)\n`,
+  );
 }

@@ -21,12 +21,26 @@ interface Job {
   size: number;
 }
 
-const limits = { sortMaxLength: DEFAULT_CONFIG.sortMaxLength, numberTextLimit: DEFAULT_CONFIG.numberTextLimit, stringSplitMaxParts: DEFAULT_CONFIG.stringSplitMaxParts };
-const kib = (field: string): number => Number(/(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8').split('\n').find((line) => line.startsWith(field)) ?? '')?.[1]) * 1024;
+const limits = {
+  sortMaxLength: DEFAULT_CONFIG.sortMaxLength,
+  numberTextLimit: DEFAULT_CONFIG.numberTextLimit,
+  stringSplitMaxParts: DEFAULT_CONFIG.stringSplitMaxParts,
+};
+const kib = (field: string): number =>
+  Number(
+    /(\d+) kB/.exec(
+      readFileSync('/proc/self/status', 'utf8')
+        .split('\n')
+        .find((line) => line.startsWith(field)) ?? '',
+    )?.[1],
+  ) * 1024;
 
 if (isMainThread) {
   const [operation, shape, size] = process.argv.slice(2) as [OperationId, string, string];
-  const worker = new Worker(new URL('./memory-probe-thread.cjs', import.meta.url), { workerData: { operation, shape, size: Number(size) } satisfies Job, resourceLimits: THREAD_RESOURCE_LIMITS(4096) });
+  const worker = new Worker(new URL('./memory-probe-thread.cjs', import.meta.url), {
+    workerData: { operation, shape, size: Number(size) } satisfies Job,
+    resourceLimits: THREAD_RESOURCE_LIMITS(4096),
+  });
   let before = 0;
   worker.on('message', (message: { ready?: number; status?: number; bodyBytes?: number }) => {
     if (message.ready !== undefined) {

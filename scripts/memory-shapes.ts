@@ -60,7 +60,6 @@ const FIELD: Readonly<Record<string, string>> = { legacySort: 'array', legacyIsO
 export function bodyOfShape(operation: OperationId, shape: string, bytes: number): Uint8Array {
   const value = (SHAPES[shape] as (bytes: number) => string)(bytes);
   const field = (Object.hasOwn(FIELD, operation) ? FIELD[operation as string] : undefined) ?? 'input';
-  const text =
-    operation === 'stringSplit' ? `{"input":{"string":${value},"seperator":${shape === 'commas' ? '","' : '""'}}}` : `{"${field}":${value}}`;
+  const text = operation === 'stringSplit' ? `{"input":{"string":${value},"seperator":${shape === 'commas' ? '","' : '""'}}}` : `{"${field}":${value}}`;
   return new TextEncoder().encode(text);
 }

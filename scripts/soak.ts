@@ -9,7 +9,9 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '60' }, connections: { type: 'string', default: '64' }, workers: { type: 'string', default: '1' } } });
+const { values } = parseArgs({
+  options: { seconds: { type: 'string', default: '60' }, connections: { type: 'string', default: '64' }, workers: { type: 'string', default: '1' } },
+});
 const root = new URL('..', import.meta.url).pathname;
 
 const json = { 'content-type': 'application/json' };
@@ -24,12 +26,17 @@ const REQUESTS = [
 ] as const;
 
 function rssMegabytes(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:')) ?? '0';
+  const line =
+    readFileSync(`/proc/${pid}/status`, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('VmRSS:')) ?? '0';
   return Math.round(Number(/\d+/.exec(line)?.[0] ?? 0) / 1024);
 }
 
 async function main(): Promise<void> {
-  await new Promise<void>((resolve, reject) => spawn('npm', ['run', 'build'], { cwd: root, stdio: 'ignore' }).on('exit', (c) => (c === 0 ? resolve() : reject(new Error('build failed')))));
+  await new Promise<void>((resolve, reject) =>
+    spawn('npm', ['run', 'build'], { cwd: root, stdio: 'ignore' }).on('exit', (c) => (c === 0 ? resolve() : reject(new Error('build failed')))),
+  );
   const server = spawn(process.execPath, ['dist/main.js'], {
     cwd: root,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', WORKERS: values.workers, DRAIN_DELAY_MS: '0' },

@@ -30,7 +30,10 @@ const oneOf =
     (choices as readonly string[]).includes(raw) ? (raw as T) : undefined;
 
 const originList = (raw: string): readonly string[] | undefined => {
-  const origins = raw.split(',').map((origin) => origin.trim()).filter((origin) => origin !== '');
+  const origins = raw
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter((origin) => origin !== '');
   return origins.length > 0 ? origins : undefined;
 };
 
@@ -68,15 +71,31 @@ const size =
 
 /** `n` bytes in the largest unit it reaches, whole or to one decimal (`805306368` → `768 MiB`). */
 export function formatBytes(bytes: number): string {
-  for (const [unit, factor] of [['GiB', GIB], ['MiB', MIB], ['KiB', KIB]] as const) {
+  for (const [unit, factor] of [
+    ['GiB', GIB],
+    ['MiB', MIB],
+    ['KiB', KIB],
+  ] as const) {
     if (bytes >= factor) return `${Number((bytes / factor).toFixed(1))} ${unit}`;
   }
   return `${bytes} bytes`;
 }
 
 export const SETTINGS = {
-  port: setting({ env: 'PORT', default: 3000, accepts: 'an integer from 0 to 65535', meaning: 'TCP port to listen on (0 picks a free one)', parse: integer(0, 65535) }),
-  host: setting({ env: 'HOST', default: '127.0.0.1', accepts: 'a host name or IP address', meaning: 'Address to listen on; `0.0.0.0` for every interface', parse: text }),
+  port: setting({
+    env: 'PORT',
+    default: 3000,
+    accepts: 'an integer from 0 to 65535',
+    meaning: 'TCP port to listen on (0 picks a free one)',
+    parse: integer(0, 65535),
+  }),
+  host: setting({
+    env: 'HOST',
+    default: '127.0.0.1',
+    accepts: 'a host name or IP address',
+    meaning: 'Address to listen on; `0.0.0.0` for every interface',
+    parse: text,
+  }),
   workers: setting<number | 'auto'>({
     env: 'WORKERS',
     default: 1,
@@ -125,13 +144,19 @@ export const SETTINGS = {
     meaning: 'Longest a JSON log line waits in a 4 KiB buffer before it is written; 0 writes every line at once. Buffered lines are written on exit',
     parse: integer(0, 10_000),
   }),
-  bodyLimit: setting({ env: 'BODY_LIMIT', default: 16 * MIB, accepts: 'a number of bytes from 1', meaning: 'Largest request body; a larger one gets 413', parse: integer(1, 2 ** 31 - 1) }),
+  bodyLimit: setting({
+    env: 'BODY_LIMIT',
+    default: 16 * MIB,
+    accepts: 'a number of bytes from 1',
+    meaning: 'Largest request body; a larger one gets 413',
+    parse: integer(1, 2 ** 31 - 1),
+  }),
   memoryLimit: setting<number | 'auto'>({
     env: 'MEMORY_LIMIT',
     default: 'auto',
     accepts: 'bytes, or a number with a `KiB`, `MiB` or `GiB` suffix, from 128 MiB; or `auto`',
     meaning:
-      'Memory the whole service may use. `auto`: the container\'s limit (cgroup v2 `memory.max`, v1 `memory.limit_in_bytes`), else the machine\'s memory. With `WORKERS` > 1 each worker gets an equal share. Requests are admitted by their estimated peak memory within it',
+      "Memory the whole service may use. `auto`: the container's limit (cgroup v2 `memory.max`, v1 `memory.limit_in_bytes`), else the machine's memory. With `WORKERS` > 1 each worker gets an equal share. Requests are admitted by their estimated peak memory within it",
     parse: (raw) => (raw === 'auto' ? 'auto' : size(128 * MIB, 2 ** 50)(raw)),
   }),
   admissionWaitMs: setting({
@@ -145,7 +170,8 @@ export const SETTINGS = {
     env: 'OFFLOAD_BODY_BYTES',
     default: 64 * KIB,
     accepts: 'a number of bytes from 0, or with a `KiB`/`MiB` suffix',
-    meaning: 'Bodies larger than this are parsed and answered in the worker-thread pool, off the event loop that answers small requests and probes; 0 sends every body there',
+    meaning:
+      'Bodies larger than this are parsed and answered in the worker-thread pool, off the event loop that answers small requests and probes; 0 sends every body there',
     parse: size(0, 2 ** 31 - 1),
   }),
   poolThreads: setting<number | 'auto'>({
@@ -159,7 +185,8 @@ export const SETTINGS = {
     env: 'LINGER_MS',
     default: 5_000,
     accepts: 'milliseconds, an integer from 0 to 60000',
-    meaning: 'After an answer sent before the whole body arrived (413, 503), how long the rest of the upload is read and discarded before the connection closes, so the client reads the answer (RFC 9112 §9.6)',
+    meaning:
+      'After an answer sent before the whole body arrived (413, 503), how long the rest of the upload is read and discarded before the connection closes, so the client reads the answer (RFC 9112 §9.6)',
     parse: integer(0, 60_000),
   }),
   lingerBytes: setting({
@@ -169,7 +196,13 @@ export const SETTINGS = {
     meaning: 'Most bytes of such an upload read and discarded before the connection closes',
     parse: size(0, 2 ** 50),
   }),
-  sortMaxLength: setting({ env: 'SORT_MAX_LENGTH', default: 1_000_000, accepts: 'an integer from 1', meaning: 'Most elements `/api/sort` takes; more gets 413', parse: integer(1, 2 ** 31 - 1) }),
+  sortMaxLength: setting({
+    env: 'SORT_MAX_LENGTH',
+    default: 1_000_000,
+    accepts: 'an integer from 1',
+    meaning: 'Most elements `/api/sort` takes; more gets 413',
+    parse: integer(1, 2 ** 31 - 1),
+  }),
   stringSplitMaxParts: setting({
     env: 'STRING_SPLIT_MAX_PARTS',
     default: 1_000_000,
@@ -230,7 +263,7 @@ export const SETTINGS = {
     env: 'SECURITY_HEADERS',
     default: 'on',
     accepts: '`on` or `off`',
-    meaning: 'Security headers: `nosniff` and a CSP that allows nothing on JSON responses; helmet\'s set, with a CSP the page works under, on the docs page',
+    meaning: "Security headers: `nosniff` and a CSP that allows nothing on JSON responses; helmet's set, with a CSP the page works under, on the docs page",
     parse: oneOf('on', 'off'),
   }),
   rateLimitMax: setting({

@@ -128,7 +128,9 @@ function supervise(config: Config, count: number): void {
     if (stopping) {
       if (code !== 0 && !stoppedWhileStarting.has(worker.id)) {
         exitCode = 1;
-        process.stderr.write(`${JSON.stringify({ level: 50, time: Date.now(), msg: 'worker ended badly while draining', pid: worker.process.pid, code, signal })}\n`);
+        process.stderr.write(
+          `${JSON.stringify({ level: 50, time: Date.now(), msg: 'worker ended badly while draining', pid: worker.process.pid, code, signal })}\n`,
+        );
       }
       if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(exitCode);
       return;

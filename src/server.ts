@@ -74,7 +74,7 @@ function memorySetup(config: Config, fixedCapacity: number | undefined): MemoryS
     budget,
     pool,
     describe: () =>
-      `${formatBytes(limit)} (${source === 'MEMORY_LIMIT' ? 'MEMORY_LIMIT' : `MEMORY_LIMIT=auto: the ${source}'s`}${workerCount(config) > 1 ? ', this worker\'s share' : ''}), ` +
+      `${formatBytes(limit)} (${source === 'MEMORY_LIMIT' ? 'MEMORY_LIMIT' : `MEMORY_LIMIT=auto: the ${source}'s`}${workerCount(config) > 1 ? ", this worker's share" : ''}), ` +
       `${formatBytes(capacity)} of it for requests; bodies over ${formatBytes(config.offloadBodyBytes)} go to ${threads} worker thread${threads === 1 ? '' : 's'} of ${heapMb} MiB heap`,
   };
 }
@@ -195,7 +195,10 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
       if (operation !== undefined) settleReservation(request, operation, body.length, offloaded, admission);
       if (offloaded) {
         checkCharset(request.headers['content-type']);
-        memory.pool.answer(operation, body).then((answer) => done(null, answer), (error: Error) => done(error, undefined));
+        memory.pool.answer(operation, body).then(
+          (answer) => done(null, answer),
+          (error: Error) => done(error, undefined),
+        );
         return;
       }
       parsed = parseJsonBody(request, body, operation);

@@ -53,8 +53,15 @@ test('npm run bench -- --smoke: every target answers every scenario correctly, a
   }
   const loggedRequests = report.cells.filter((cell) => cell.target === 'service-logged').reduce((sum, cell) => sum + cell.requests, 0);
   assert.ok(report.serviceLogLines >= loggedRequests, `logging was off: ${report.serviceLogLines} lines for ${loggedRequests} requests`);
-  assert.deepEqual(new Set(report.scaling.map((row) => `${row.kind} ${row.target}`)).size, 2 * 4, 'scaling: the service, the baseline, the Fastify floor and Express');
-  assert.deepEqual(report.peakRss.map((c) => c.status), [200, 200, 200, 200]);
+  assert.deepEqual(
+    new Set(report.scaling.map((row) => `${row.kind} ${row.target}`)).size,
+    2 * 4,
+    'scaling: the service, the baseline, the Fastify floor and Express',
+  );
+  assert.deepEqual(
+    report.peakRss.map((c) => c.status),
+    [200, 200, 200, 200],
+  );
   const markdown = readFileSync(join(out, 'smoke.md'), 'utf8');
   for (const heading of ['## Throughput', '## Goals', '## Sort scaling', '## Peak memory']) assert.ok(markdown.includes(heading), heading);
 });

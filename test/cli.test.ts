@@ -58,7 +58,7 @@ describe('the json-utility binary', () => {
     [['isEven', '2.5'], undefined, '/input must be an integer'],
     [['isOdd', 'abc'], undefined, '/input must be a number, or a string in numeric notation such as "42", "-1e3" or "0x1F"'],
     [['sort'], '{"not":"an array"}', '/input must be an array of JSON values'],
-    [['sort'], '[1,', "/input is not valid JSON: Unexpected end of JSON input"],
+    [['sort'], '[1,', '/input is not valid JSON: Unexpected end of JSON input'],
     [['toString', '[1e400]'], undefined, '/input/0 is a number beyond the range of a double, which has no canonical form'],
   ];
   for (const [args, stdin, detail] of BAD) {
@@ -72,7 +72,8 @@ describe('the json-utility binary', () => {
     const help = await cli(['--help']);
     assert.equal(help.code, 0);
     assert.match(help.stdout, /^json-utility 1\.0\.0: /);
-    for (const command of ['serve', 'isEven', 'isOdd', 'isNumber', 'sort', 'toString', 'stringSplit']) assert.match(help.stdout, new RegExp(`json-utility ${command}\\b`));
+    for (const command of ['serve', 'isEven', 'isOdd', 'isNumber', 'sort', 'toString', 'stringSplit'])
+      assert.match(help.stdout, new RegExp(`json-utility ${command}\\b`));
   });
 
   test('an unknown command or flag exits 2 with the usage', async () => {

@@ -53,11 +53,20 @@ describe('createClient against the running service', () => {
     assert.equal(rejection.type, 'about:blank');
     assert.equal(rejection.detail, '/input must be an integer');
     assert.deepEqual(rejection.errors, [{ pointer: '/input', detail: '/input must be an integer' }]);
-    await assert.rejects(client.isOddByPath({ number: 'abc' }), (error: unknown) => error instanceof ProblemError && error.status === 400 && error.errors.length === 0);
+    await assert.rejects(
+      client.isOddByPath({ number: 'abc' }),
+      (error: unknown) => error instanceof ProblemError && error.status === 400 && error.errors.length === 0,
+    );
   });
 
   test('a non-problem error answer still becomes a ProblemError', async () => {
-    const fake = createClient({ baseUrl: 'http://unused.invalid', fetch: async () => new Response('<html>bad gateway</html>', { status: 502, statusText: 'Bad Gateway' }) });
-    await assert.rejects(fake.isEvenByPath({ number: '2' }), (error: unknown) => error instanceof ProblemError && error.status === 502 && error.title === 'Bad Gateway');
+    const fake = createClient({
+      baseUrl: 'http://unused.invalid',
+      fetch: async () => new Response('<html>bad gateway</html>', { status: 502, statusText: 'Bad Gateway' }),
+    });
+    await assert.rejects(
+      fake.isEvenByPath({ number: '2' }),
+      (error: unknown) => error instanceof ProblemError && error.status === 502 && error.title === 'Bad Gateway',
+    );
   });
 });

@@ -6,7 +6,9 @@ import { startServer } from './process.js';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 function workersOf(pid: number): number[] {
   try {
-    const children = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(pid)], { encoding: 'utf8' }).trim().split('\n');
+    const children = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(pid)], { encoding: 'utf8' })
+      .trim()
+      .split('\n');
     // Only the workers: tsx also runs an esbuild helper process.
     return children.filter((line) => line.includes('main.ts')).map((line) => Number.parseInt(line, 10));
   } catch {

@@ -9,7 +9,9 @@ import { build } from './http/helper.js';
 
 // deploy/ cannot run here (no container engine, no cluster): these tests keep it true to the service.
 const dockerfile = readFileSync(new URL('../deploy/Dockerfile', import.meta.url), 'utf8');
-const manifests = parseAllDocuments(readFileSync(new URL('../deploy/kubernetes.yaml', import.meta.url), 'utf8')).map((d) => d.toJS()) as Array<Record<string, any>>;
+const manifests = parseAllDocuments(readFileSync(new URL('../deploy/kubernetes.yaml', import.meta.url), 'utf8')).map((d) => d.toJS()) as Array<
+  Record<string, any>
+>;
 const ofKind = (kind: string) => manifests.find((m) => m.kind === kind) as Record<string, any>;
 const deployment = ofKind('Deployment');
 const container = deployment.spec.template.spec.containers[0];
@@ -46,7 +48,12 @@ describe('deploy/', () => {
 
   test('the probe and metrics paths are the service’s, and answer 200', async (t) => {
     const app = await build(t);
-    const paths = [container.livenessProbe.httpGet.path, container.readinessProbe.httpGet.path, container.startupProbe.httpGet.path, deployment.spec.template.metadata.annotations['prometheus.io/path']];
+    const paths = [
+      container.livenessProbe.httpGet.path,
+      container.readinessProbe.httpGet.path,
+      container.startupProbe.httpGet.path,
+      deployment.spec.template.metadata.annotations['prometheus.io/path'],
+    ];
     assert.deepEqual(paths, ['/healthz', '/readyz', '/healthz', '/metrics']);
     for (const path of paths) assert.equal((await app.inject({ method: 'GET', url: path })).statusCode, 200, path);
     assert.match(dockerfile, /^HEALTHCHECK .*\n.*\/healthz/m);
@@ -62,7 +69,7 @@ describe('deploy/', () => {
     assert.equal(dockerEnv.DRAIN_DELAY_MS, containerEnv.DRAIN_DELAY_MS);
   });
 
-  test('the image runs a Node.js major the suite runs on (.ci/run: the machine\'s and scripts/node24.sh\'s), and engines allows it', () => {
+  test("the image runs a Node.js major the suite runs on (.ci/run: the machine's and scripts/node24.sh's), and engines allows it", () => {
     const majors = [...dockerfile.matchAll(/^FROM node:(\d+)-/gm)].map((m) => Number(m[1]));
     assert.equal(majors.length, 2);
     const node24 = Number(/^version=(\d+)\./m.exec(readFileSync(new URL('../scripts/node24.sh', import.meta.url), 'utf8'))?.[1]);

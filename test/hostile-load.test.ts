@@ -119,9 +119,16 @@ describe('hostile load within MEMORY_LIMIT', () => {
       await probeLoop;
       clearInterval(sampler);
       const input = Array.from({ length: 100_000 }, (_, i) => (i * 7919) % 100_003);
-      const sorted = await fetch(`${server.base}/api/sort`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input }) });
+      const sorted = await fetch(`${server.base}/api/sort`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ input }),
+      });
       assert.equal(sorted.status, 200);
-      assert.deepEqual(((await sorted.json()) as { sortedArray: number[] }).sortedArray, input.toSorted((a, b) => a - b));
+      assert.deepEqual(
+        ((await sorted.json()) as { sortedArray: number[] }).sortedArray,
+        input.toSorted((a, b) => a - b),
+      );
 
       const statuses = answers.map((a) => a.status).sort();
       const slowest = Math.max(...probes.map((p) => p.ms));

@@ -32,7 +32,10 @@ describe('the packed package, installed as a user would', { timeout: 240_000 }, 
   before(async () => {
     await run('npm', ['pack', '--pack-destination', work, '--silent'], { cwd: root, maxBuffer: 16 << 20 });
     const tarball = readdirSync(work).find((name) => name.endsWith('.tgz')) as string;
-    await run('npm', ['install', '--global', '--prefix', prefix, '--no-audit', '--no-fund', '--prefer-offline', join(work, tarball)], { cwd: work, maxBuffer: 16 << 20 });
+    await run('npm', ['install', '--global', '--prefix', prefix, '--no-audit', '--no-fund', '--prefer-offline', join(work, tarball)], {
+      cwd: work,
+      maxBuffer: 16 << 20,
+    });
   });
   after(() => rmSync(work, { recursive: true, force: true }));
 
@@ -89,11 +92,25 @@ console.log(JSON.stringify([ok, sort(values), toString({ b: 1, a: 2 }), answer.s
     writeFileSync(join(project, 'check.ts'), source);
     writeFileSync(
       join(project, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', noEmit: true, skipLibCheck: false, types: ['node'] }, files: ['check.ts'] }),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2022',
+          noEmit: true,
+          skipLibCheck: false,
+          types: ['node'],
+        },
+        files: ['check.ts'],
+      }),
     );
     await run(join(root, 'node_modules', '.bin', 'tsc'), ['-p', project], { cwd: project });
     // The same program as JavaScript, run by Node from the project.
-    writeFileSync(join(project, 'check.mjs'), source.replace(', type JsonValue', '').replace('const values: JsonValue[]', 'const values').replace('const ok: boolean', 'const ok'));
+    writeFileSync(
+      join(project, 'check.mjs'),
+      source.replace(', type JsonValue', '').replace('const values: JsonValue[]', 'const values').replace('const ok: boolean', 'const ok'),
+    );
     const { stdout } = await run(process.execPath, ['check.mjs'], { cwd: project });
     assert.deepEqual(JSON.parse(stdout), [true, [null, 3, 'b'], '{"a":2,"b":1}', 200, '{"ret":true}']);
   });

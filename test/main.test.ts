@@ -4,8 +4,15 @@ import { startServer } from './process.js';
 
 test('the entry listens where PORT and HOST say, prints the docs URL, serves, and exits 0 on SIGTERM', async (t) => {
   const server = await startServer(t, { DRAIN_DELAY_MS: '0' });
-  assert.match(server.output(), /^JSON utility service listening on http:\/\/127\.0\.0\.1:\d+\nAPI docs: http:\/\/127\.0\.0\.1:\d+\/api\/docs\nMemory: [\d.]+ [KMG]iB \(MEMORY_LIMIT=auto: the (machine|cgroup)'s\), [\d.]+ [KMG]iB of it for requests; bodies over 64 KiB go to \d+ worker threads? of \d+ MiB heap\n$/);
-  const answer = await fetch(`${server.base}/api/isOdd`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"input":9007199254740993}' });
+  assert.match(
+    server.output(),
+    /^JSON utility service listening on http:\/\/127\.0\.0\.1:\d+\nAPI docs: http:\/\/127\.0\.0\.1:\d+\/api\/docs\nMemory: [\d.]+ [KMG]iB \(MEMORY_LIMIT=auto: the (machine|cgroup)'s\), [\d.]+ [KMG]iB of it for requests; bodies over 64 KiB go to \d+ worker threads? of \d+ MiB heap\n$/,
+  );
+  const answer = await fetch(`${server.base}/api/isOdd`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"input":9007199254740993}',
+  });
   assert.deepEqual(await answer.json(), { ret: true });
   assert.equal((await fetch(`${server.base}/api/docs`)).status, 200);
   server.child.kill('SIGTERM');
@@ -28,7 +35,11 @@ test('LOG_FORMAT=pretty prints for a person; the default is one JSON object per 
   await fetch(`${json.base}/api/isEven/2`, { headers: { 'x-request-id': 'json-1' } });
   json.child.kill('SIGTERM');
   assert.equal(await json.exited, 0);
-  const jsonLine = json.output().split('\n').find((line) => line.includes('json-1')) ?? '';
+  const jsonLine =
+    json
+      .output()
+      .split('\n')
+      .find((line) => line.includes('json-1')) ?? '';
   assert.deepEqual(
     (({ level, msg, requestId, status, route }) => ({ level, msg, requestId, status, route }))(JSON.parse(jsonLine) as Record<string, unknown>),
     { level: 30, msg: 'request', requestId: 'json-1', status: 200, route: '/api/isEven/:number' },

@@ -13,7 +13,18 @@ test('npm pack ships the compiled library, its types and the entry points, and n
   const { stdout } = await promisify(execFile)('npm', ['pack', '--dry-run', '--json', '--ignore-scripts=false'], { cwd: root, maxBuffer: 10 * 1024 * 1024 });
   const files = (JSON.parse(stdout.slice(stdout.indexOf('['))) as Array<{ files: Array<{ path: string }> }>)[0]?.files.map((f) => f.path) ?? [];
   for (const path of files) assert.match(path, /^(dist\/.*\.(js|d\.ts)|package\.json|README\.md)$/, path);
-  for (const needed of ['dist/core/index.js', 'dist/core/index.d.ts', 'dist/server.js', 'dist/server.d.ts', 'dist/main.js', 'dist/cli.js', 'dist/client/index.js', 'dist/client/index.d.ts', 'package.json', 'README.md']) {
+  for (const needed of [
+    'dist/core/index.js',
+    'dist/core/index.d.ts',
+    'dist/server.js',
+    'dist/server.d.ts',
+    'dist/main.js',
+    'dist/cli.js',
+    'dist/client/index.js',
+    'dist/client/index.d.ts',
+    'package.json',
+    'README.md',
+  ]) {
     assert.ok(files.includes(needed), needed);
   }
 });

@@ -19,7 +19,11 @@ export interface RunningServer {
  * Starts the real entry point (`src/main.ts`, or the node arguments in `entry`) on a free port and waits until it announces itself.
  * Whatever the test's outcome, the process group is killed when the test ends.
  */
-export async function startServer(t: TestContext, env: Record<string, string> = {}, entry: readonly string[] = ['--import', 'tsx', ENTRY]): Promise<RunningServer> {
+export async function startServer(
+  t: TestContext,
+  env: Record<string, string> = {},
+  entry: readonly string[] = ['--import', 'tsx', ENTRY],
+): Promise<RunningServer> {
   const child = spawn(process.execPath, entry, {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -34,7 +34,17 @@ function examples(): Example[] {
 
 test('the README shows at least one curl example per operation', () => {
   const urls = examples().map((e) => `${e.method} ${e.url.replace(/\/api\/(isEven|isOdd|isNumber)\/.+/, '/api/$1/{number}')}`);
-  for (const operation of ['POST /api/sort', 'POST /api/isEven', 'GET /api/isEven/{number}', 'POST /api/isOdd', 'GET /api/isOdd/{number}', 'POST /api/isNumber', 'GET /api/isNumber/{number}', 'POST /api/toString', 'POST /api/stringSplit']) {
+  for (const operation of [
+    'POST /api/sort',
+    'POST /api/isEven',
+    'GET /api/isEven/{number}',
+    'POST /api/isOdd',
+    'GET /api/isOdd/{number}',
+    'POST /api/isNumber',
+    'GET /api/isNumber/{number}',
+    'POST /api/toString',
+    'POST /api/stringSplit',
+  ]) {
     assert.ok(urls.includes(operation), operation);
   }
 });
@@ -73,7 +83,11 @@ test('every `$ json-utility` example of the README prints what the README shows'
     let output: string;
     let code = 0;
     try {
-      output = execFileSync(process.execPath, [cli, ...words(command as string)], { input: stdin === undefined ? '' : `${stdin}\n`, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
+      output = execFileSync(process.execPath, [cli, ...words(command as string)], {
+        input: stdin === undefined ? '' : `${stdin}\n`,
+        encoding: 'utf8',
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
     } catch (error) {
       const failed = error as { status: number; stdout: string; stderr: string };
       code = failed.status;

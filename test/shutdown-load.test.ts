@@ -48,10 +48,15 @@ for (const workers of ['1', '2']) {
     await Promise.all(loops);
 
     // The server logs one line per response it completed: each must have arrived whole.
-    const answered = server.output().split('\n').filter((line) => line.includes('"msg":"request"') && line.includes('/api/sort')).length;
+    const answered = server
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('"msg":"request"') && line.includes('/api/sort')).length;
     const whole = outcomes.filter((o) => o.ok).length;
     const failures = outcomes.filter((o): o is { ok: false; code: string } => !o.ok).map((o) => o.code);
-    t.diagnostic(`requests ${outcomes.length} (before SIGTERM ${sentBeforeSignal}), answered by the server ${answered}, arrived whole ${whole}, refused ${failures.length}: ${[...new Set(failures)].join(', ')}`);
+    t.diagnostic(
+      `requests ${outcomes.length} (before SIGTERM ${sentBeforeSignal}), answered by the server ${answered}, arrived whole ${whole}, refused ${failures.length}: ${[...new Set(failures)].join(', ')}`,
+    );
     assert.equal(code, 0, server.errors());
     assert.ok(sentBeforeSignal > 50, 'the load was running');
     assert.equal(whole, answered, 'every response the server completed arrived whole');

@@ -20,7 +20,9 @@ function parityOfText(text, even) {
 /** @param {unknown[]} values */
 function sortedJson(values) {
   if (values.every((value) => typeof value === 'number')) {
-    return `{"sortedArray":[${Float64Array.from(/** @type {number[]} */ (values)).sort().join(',')}]}`;
+    return `{"sortedArray":[${Float64Array.from(/** @type {number[]} */ (values))
+      .sort()
+      .join(',')}]}`;
   }
   return JSON.stringify({ sortedArray: values.slice().sort() });
 }

@@ -13,7 +13,10 @@ app.use(express.json({ limit: '16mb' }));
 /** @param {import('express').Response} res @param {string} message */
 const badRequest = (res, message) => res.status(400).json({ error: message });
 
-for (const [name, even] of /** @type {const} */ ([['isEven', true], ['isOdd', false]])) {
+for (const [name, even] of /** @type {const} */ ([
+  ['isEven', true],
+  ['isOdd', false],
+])) {
   app.post(`/api/${name}`, (req, res) => {
     const input = req.body?.input;
     if (!Number.isInteger(input)) return badRequest(res, 'input must be an integer');

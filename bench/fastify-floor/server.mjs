@@ -14,7 +14,10 @@ const app = Fastify({ logger, bodyLimit: 16 * 1024 * 1024, routerOptions: { maxP
 /** @param {unknown} value */
 const isInteger = (value) => typeof value === 'number' && Number.isInteger(value);
 
-for (const [name, even] of /** @type {const} */ ([['isEven', true], ['isOdd', false]])) {
+for (const [name, even] of /** @type {const} */ ([
+  ['isEven', true],
+  ['isOdd', false],
+])) {
   app.post(`/api/${name}`, async (request, reply) => {
     const input = /** @type {any} */ (request.body)?.input;
     if (!isInteger(input)) return reply.code(400).send({ error: 'input must be an integer' });

@@ -17,14 +17,23 @@ const LF = 10;
  */
 export const SIMPLE_RANGES: ReadonlyArray<readonly [number, number]> = [
   [0x0020, 0x007e], // ASCII printable
-  [0x00a0, 0x00a8], [0x00aa, 0x00ac], [0x00af, 0x02ff], // Latin-1 and Latin Extended, minus © ® and soft hyphen
-  [0x0370, 0x0482], [0x048a, 0x052f], // Greek and Cyrillic, minus combining marks
+  [0x00a0, 0x00a8],
+  [0x00aa, 0x00ac],
+  [0x00af, 0x02ff], // Latin-1 and Latin Extended, minus © ® and soft hyphen
+  [0x0370, 0x0482],
+  [0x048a, 0x052f], // Greek and Cyrillic, minus combining marks
   [0x05d0, 0x05ea], // Hebrew letters
-  [0x0620, 0x064a], [0x0671, 0x06d3], // Arabic letters, minus marks and the Prepend signs
-  [0x0e01, 0x0e30], [0x0e32, 0x0e32], [0x0e3f, 0x0e46], [0x0e4f, 0x0e5b], // Thai, minus marks and SARA AM
+  [0x0620, 0x064a],
+  [0x0671, 0x06d3], // Arabic letters, minus marks and the Prepend signs
+  [0x0e01, 0x0e30],
+  [0x0e32, 0x0e32],
+  [0x0e3f, 0x0e46],
+  [0x0e4f, 0x0e5b], // Thai, minus marks and SARA AM
   [0x1e00, 0x1eff], // Latin Extended Additional
-  [0x3041, 0x3096], [0x30a1, 0x30fa], // Hiragana, Katakana
-  [0x3400, 0x4dbf], [0x4e00, 0x9fff], // CJK Unified Ideographs
+  [0x3041, 0x3096],
+  [0x30a1, 0x30fa], // Hiragana, Katakana
+  [0x3400, 0x4dbf],
+  [0x4e00, 0x9fff], // CJK Unified Ideographs
   [0xac00, 0xd7a3], // Hangul syllables (LV, LVT): they join only jamo, which are not listed (GB6-GB8)
   [0xff01, 0xff9d], // Fullwidth forms, minus the halfwidth voiced marks
 ];

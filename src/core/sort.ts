@@ -38,14 +38,26 @@ export function collatorFor(locale: string): Intl.Collator {
 }
 
 // docs/behaviour.md §2.5, mixed types: null < false < true < numbers < strings < arrays < objects.
-const enum Rank { Null, False, True, Number, String, Array, Object }
+const enum Rank {
+  Null,
+  False,
+  True,
+  Number,
+  String,
+  Array,
+  Object,
+}
 
 function rankOf(value: JsonValue): Rank {
   switch (typeof value) {
-    case 'number': return Rank.Number;
-    case 'string': return Rank.String;
-    case 'boolean': return value ? Rank.True : Rank.False;
-    default: return value === null ? Rank.Null : Array.isArray(value) ? Rank.Array : Rank.Object;
+    case 'number':
+      return Rank.Number;
+    case 'string':
+      return Rank.String;
+    case 'boolean':
+      return value ? Rank.True : Rank.False;
+    default:
+      return value === null ? Rank.Null : Array.isArray(value) ? Rank.Array : Rank.Object;
   }
 }
 

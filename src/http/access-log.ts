@@ -65,7 +65,10 @@ export function logAndCountAnswers(app: FastifyInstance, metrics: HttpMetrics, p
     const level = status >= 500 ? 'error' : milliseconds >= slowRequestMs ? 'warn' : chosen(status) ? 'info' : undefined;
     // The root logger with the id as a field: the same line as the request's child would write, without making one.
     if (level !== undefined) {
-      log[level]({ requestId: request.id, method: request.method, url: loggedUrl(request.url), route, status, ms: Math.round(milliseconds * 100) / 100 }, 'request');
+      log[level](
+        { requestId: request.id, method: request.method, url: loggedUrl(request.url), route, status, ms: Math.round(milliseconds * 100) / 100 },
+        'request',
+      );
     }
     done();
   });

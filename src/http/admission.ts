@@ -67,7 +67,7 @@ export function admitByMemory(app: FastifyInstance, options: AdmissionOptions): 
     }
     const admitted = (reservation: Reservation): void => {
       // A client that went away while waiting has no answer to hold memory for.
-      if (request.raw.socket.destroyed) return reservation.release(), done();
+      if (request.raw.socket.destroyed) return (reservation.release(), done());
       request.reservation = reservation;
       reply.raw.once('close', large ? () => (reservation.release(), collectGarbageSoon(GC_AFTER_LARGE_MS)) : () => reservation.release());
       if (request.headers.expect?.toLowerCase() === '100-continue') reply.raw.writeContinue();
@@ -78,7 +78,7 @@ export function admitByMemory(app: FastifyInstance, options: AdmissionOptions): 
     reserved.then(admitted, () => refuseForNow(closeAfterBody(request, reply), retryAfter));
   };
   app.addHook('onRoute', (route) => {
-    if ((route.config)?.operation !== undefined) route.onRequest = [...[route.onRequest ?? []].flat(), admit];
+    if (route.config?.operation !== undefined) route.onRequest = [...[route.onRequest ?? []].flat(), admit];
   });
 }
 
@@ -117,15 +117,57 @@ function refuseForNow(reply: FastifyReply, retryAfter: string): void {
 /** The budget in `/metrics`: its size, what is reserved, and how many requests waited or were refused. */
 export function budgetMetrics(budget: MemoryBudget, memoryLimit: number): Metric[] {
   return [
-    new Gauge({ name: 'memory_limit_bytes', help: "This process's share of MEMORY_LIMIT", registers: [], collect() { this.set(memoryLimit); } }),
-    new Gauge({ name: 'memory_budget_capacity_bytes', help: 'Memory requests may reserve in all', registers: [], collect() { this.set(budget.capacity); } }),
-    new Gauge({ name: 'memory_budget_reserved_bytes', help: 'Memory reserved by requests being answered', registers: [], collect() { this.set(budget.reserved); } }),
-    new Gauge({ name: 'memory_budget_waiting_requests', help: 'Requests waiting for room in the memory budget', registers: [], collect() { this.set(budget.waiting); } }),
-    new Counter({ name: 'memory_budget_waits_total', help: 'Requests that had to wait for room', registers: [], collect() { this.reset(); this.inc(budget.waits); } }),
-    new Counter({ name: 'memory_budget_refusals_total', help: 'Requests refused for memory: 503 after waiting, or 413 because they could never fit', labelNames: ['status'], registers: [], collect() {
-      this.reset();
-      this.inc({ status: '503' }, budget.timeouts);
-      this.inc({ status: '413' }, budget.tooLarge);
-    } }),
+    new Gauge({
+      name: 'memory_limit_bytes',
+      help: "This process's share of MEMORY_LIMIT",
+      registers: [],
+      collect() {
+        this.set(memoryLimit);
+      },
+    }),
+    new Gauge({
+      name: 'memory_budget_capacity_bytes',
+      help: 'Memory requests may reserve in all',
+      registers: [],
+      collect() {
+        this.set(budget.capacity);
+      },
+    }),
+    new Gauge({
+      name: 'memory_budget_reserved_bytes',
+      help: 'Memory reserved by requests being answered',
+      registers: [],
+      collect() {
+        this.set(budget.reserved);
+      },
+    }),
+    new Gauge({
+      name: 'memory_budget_waiting_requests',
+      help: 'Requests waiting for room in the memory budget',
+      registers: [],
+      collect() {
+        this.set(budget.waiting);
+      },
+    }),
+    new Counter({
+      name: 'memory_budget_waits_total',
+      help: 'Requests that had to wait for room',
+      registers: [],
+      collect() {
+        this.reset();
+        this.inc(budget.waits);
+      },
+    }),
+    new Counter({
+      name: 'memory_budget_refusals_total',
+      help: 'Requests refused for memory: 503 after waiting, or 413 because they could never fit',
+      labelNames: ['status'],
+      registers: [],
+      collect() {
+        this.reset();
+        this.inc({ status: '503' }, budget.timeouts);
+        this.inc({ status: '413' }, budget.tooLarge);
+      },
+    }),
   ];
 }

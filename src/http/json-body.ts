@@ -68,8 +68,7 @@ export function parseJsonBody(bytes: Uint8Array, maxDepth: number, numberField: 
     throw new ProblemError(400, `The request body is not valid JSON: ${(error as Error).message}`);
   }
 
-  const numberSource =
-    numberField !== undefined && isObject(body) && typeof body[numberField] === 'number' ? memberSourceText(text, numberField) : undefined;
+  const numberSource = numberField !== undefined && isObject(body) && typeof body[numberField] === 'number' ? memberSourceText(text, numberField) : undefined;
   return { body, numberSource };
 }
 

@@ -108,7 +108,7 @@ export class MemoryBudget {
    */
   private admitWaiting(): void {
     let largeBlocked = false;
-    for (let i = 0; i < this.queue.length; ) {
+    for (let i = 0; i < this.queue.length;) {
       const waiter = this.queue[i] as Waiter;
       if ((waiter.large && largeBlocked) || !this.fits(waiter.bytes, waiter.large)) {
         if (waiter.large) largeBlocked = true;

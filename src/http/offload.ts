@@ -62,7 +62,10 @@ export function createOffloadPool(options: OffloadPoolOptions): OffloadPool {
       const bytes = ownBuffer(body);
       let outcome: PoolOutcome | null;
       try {
-        outcome = await started().run({ operation, bytes, limits: options.limits, maxDepth: options.maxDepth }, { transferList: [bytes.buffer as ArrayBuffer] });
+        outcome = await started().run(
+          { operation, bytes, limits: options.limits, maxDepth: options.maxDepth },
+          { transferList: [bytes.buffer as ArrayBuffer] },
+        );
       } catch {
         // The thread ran out of its heap (or died): the estimate was short. Another try may fit.
         throw new ProblemError(503, LIMIT_TEXTS.memoryInThread, undefined, {

@@ -155,7 +155,13 @@ const legacyParity = (name: ParityName, path: string) =>
       const echoed = typeof number === 'number' && numberSource !== undefined ? numberSource : JSON.stringify(number);
       return new JsonText(`{"number":${echoed},"${name}":${answer}}`);
     },
-    legacy: { successor: `/api/${name}`, request: '{"number": n}', response: `{"number": n, "${name}": boolean}`, successorRequest: '{"input": n}', successorResponse: '{"ret": boolean}' },
+    legacy: {
+      successor: `/api/${name}`,
+      request: '{"number": n}',
+      response: `{"number": n, "${name}": boolean}`,
+      successorRequest: '{"input": n}',
+      successorResponse: '{"ret": boolean}',
+    },
   });
 
 export const OPERATIONS = {
@@ -249,7 +255,13 @@ export const OPERATIONS = {
     largeResult: true,
     memory: 'sort',
     answer: ({ array }, { limits }) => ({ sortedArray: sortedOrProblem(array, '/array', limits) }),
-    legacy: { successor: '/api/sort', request: '{"array": [...]}', response: '{"sortedArray": [...]}', successorRequest: '{"input": [...]}', successorResponse: '{"sortedArray": [...]}' },
+    legacy: {
+      successor: '/api/sort',
+      request: '{"array": [...]}',
+      response: '{"sortedArray": [...]}',
+      successorRequest: '{"input": [...]}',
+      successorResponse: '{"sortedArray": [...]}',
+    },
   }),
   legacyIsOdd: legacyParity('isOdd', '/is-odd'),
   legacyIsEven: legacyParity('isEven', '/is-even'),
@@ -265,7 +277,13 @@ export const OPERATIONS = {
     largeResult: true,
     memory: 'toString',
     answer: ({ number }) => ({ ret: stringFormOrProblem(number, '/number') }),
-    legacy: { successor: '/api/toString', request: '{"number": value}', response: '{"ret": string}', successorRequest: '{"input": value}', successorResponse: '{"ret": string}' },
+    legacy: {
+      successor: '/api/toString',
+      request: '{"number": value}',
+      response: '{"ret": string}',
+      successorRequest: '{"input": value}',
+      successorResponse: '{"ret": string}',
+    },
   }),
 } as const;
 

@@ -16,11 +16,7 @@ const probeConfig = { rateLimit: false, pressureHandler: () => undefined } as co
  * (Prometheus text). Kept out of the OpenAPI document, which describes the operations.
  */
 export function registerProbes(app: FastifyInstance, lifecycle: Lifecycle, metrics: HttpMetrics): void {
-  app.get(
-    '/healthz',
-    { config: probeConfig, schema: { hide: true, response: { 200: StatusSchema } } },
-    async () => ({ status: 'ok' }),
-  );
+  app.get('/healthz', { config: probeConfig, schema: { hide: true, response: { 200: StatusSchema } } }, async () => ({ status: 'ok' }));
   app.get(
     '/readyz',
     {
@@ -30,9 +26,5 @@ export function registerProbes(app: FastifyInstance, lifecycle: Lifecycle, metri
     async (_request, reply) =>
       lifecycle.ready ? { status: 'ready' } : sendProblem(reply, problemOf(503, 'The service is shutting down and takes no new traffic')),
   );
-  app.get(
-    '/metrics',
-    { config: probeConfig, schema: { hide: true } },
-    async (_request, reply) => reply.type(metrics.contentType).send(await metrics.text()),
-  );
+  app.get('/metrics', { config: probeConfig, schema: { hide: true } }, async (_request, reply) => reply.type(metrics.contentType).send(await metrics.text()));
 }

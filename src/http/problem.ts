@@ -83,8 +83,7 @@ export function validationProblem(errors: readonly ValidationError[]): Problem {
     const missing = error.keyword === 'required' ? String(error.params.missingProperty) : undefined;
     const pointer = missing === undefined ? error.instancePath : toJsonPointer([missing], error.instancePath);
     const expected = error.parentSchema?.[EXPECTED];
-    const message =
-      missing !== undefined ? 'is required' : typeof expected === 'string' ? `must be ${expected}` : (error.message ?? 'is invalid');
+    const message = missing !== undefined ? 'is required' : typeof expected === 'string' ? `must be ${expected}` : (error.message ?? 'is invalid');
     const fromSchema = missing !== undefined || typeof expected === 'string';
     const known = byPointer.get(pointer);
     if (known === undefined || (!known.fromSchema && fromSchema)) {

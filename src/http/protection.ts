@@ -31,8 +31,7 @@ export async function protect(
     await app.register(rateLimit, {
       max: config.rateLimitMax,
       timeWindow: config.rateLimitWindowMs,
-      errorResponseBuilder: (_request, context) =>
-        new ProblemError(429, LIMIT_TEXTS.rate(context.max, context.after)),
+      errorResponseBuilder: (_request, context) => new ProblemError(429, LIMIT_TEXTS.rate(context.max, context.after)),
     });
   }
   if (config.maxEventLoopDelayMs > 0) {

@@ -33,9 +33,9 @@ export function postOperation(app: FastifyInstance, id: OperationId, limits: Lim
       response: { 200: schema.response200, ...problemResponses(...operation.errors) },
     },
   };
-  app.withTypeProvider<TypeBoxTypeProvider>().post(operation.path, options, async (request, reply) =>
-    sendAnswer(reply, operation.answer(request.body, { limits, numberSource: request.numberSource })),
-  );
+  app
+    .withTypeProvider<TypeBoxTypeProvider>()
+    .post(operation.path, options, async (request, reply) => sendAnswer(reply, operation.answer(request.body, { limits, numberSource: request.numberSource })));
 }
 
 /** The current operations (docs/behaviour.md §2), under the prefix they are registered with: one POST each, and a GET where the table has a path form. */

@@ -41,7 +41,7 @@ export const ProblemSchema = Type.Object(
 const PROBLEM_WHEN: Readonly<Record<number, string>> = {
   400: 'The body is missing, is not JSON, is not an object, or a field is invalid; `errors` names each field',
   404: 'No such path',
-  405: 'The path exists but not with this method (a path value left empty, `/api/isEven/`, is the POST operation\'s path); the `Allow` header lists the methods it takes',
+  405: "The path exists but not with this method (a path value left empty, `/api/isEven/`, is the POST operation's path); the `Allow` header lists the methods it takes",
   413: 'The body, an array, the parts of a split or a nesting depth is over its limit, or answering the body would take more memory than MEMORY_LIMIT allows one request',
   414: 'A path segment is longer than the service accepts',
   415: 'The body is not `application/json` (UTF-8)',
@@ -185,7 +185,10 @@ export { jsonResponse };
 
 export const LegacySortBodySchema = Type.Object(
   { array: Type.Array(Type.Unknown(), { [EXPECTED]: 'an array of JSON values', description: 'The values to sort' }) },
-  { [EXPECTED]: 'a JSON object with an "array" field', 'x-examples': { numbers: example('Numbers', { array: [3, 1, 2] }), mixed: example('Mixed types', { array: ['b', 1, null] }) } },
+  {
+    [EXPECTED]: 'a JSON object with an "array" field',
+    'x-examples': { numbers: example('Numbers', { array: [3, 1, 2] }), mixed: example('Mixed types', { array: ['b', 1, null] }) },
+  },
 );
 
 export const LegacyParityBodySchema = Type.Object(
@@ -195,12 +198,18 @@ export const LegacyParityBodySchema = Type.Object(
       description: 'An integer, as a JSON number or a numeric string; echoed back exactly as sent',
     }),
   },
-  { [EXPECTED]: 'a JSON object with a "number" field', 'x-examples': { number: example('A JSON number', { number: 7 }), string: example('A numeric string', { number: '9007199254740993' }) } },
+  {
+    [EXPECTED]: 'a JSON object with a "number" field',
+    'x-examples': { number: example('A JSON number', { number: 7 }), string: example('A numeric string', { number: '9007199254740993' }) },
+  },
 );
 
 export const LegacyToStringBodySchema = Type.Object(
   { number: Type.Unknown({ [EXPECTED]: 'any JSON value', description: 'Any JSON value, despite the name' }) },
-  { [EXPECTED]: 'a JSON object with a "number" field', 'x-examples': { number: example('A number', { number: 1e21 }), object: example('An object', { number: { b: 1, a: 2 } }) } },
+  {
+    [EXPECTED]: 'a JSON object with a "number" field',
+    'x-examples': { number: example('A number', { number: 1e21 }), object: example('An object', { number: { b: 1, a: 2 } }) },
+  },
 );
 
 export const legacyParityResultSchema = (field: 'isOdd' | 'isEven') =>

@@ -6,7 +6,16 @@ import { buildApp } from '../../src/server.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 // Flags that keep Chromium from reaching out on its own (this machine has no internet).
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const ARTIFACTS = new URL('../../test-artifacts/', import.meta.url);
 
 test('the docs page, in a real browser: every operation listed, one tried live, nothing loaded from outside', async (t) => {
@@ -32,7 +41,21 @@ test('the docs page, in a real browser: every operation listed, one tried live, 
   assert.equal(await page.locator('.topbar, .download-url-input, .topbar-wrapper img').count(), 0);
   assert.equal(await page.title(), 'JSON utility service: API reference');
   const listed = await page.locator('.opblock-summary-path, .opblock-summary-path__deprecated').allInnerTexts();
-  const expected = ['/api/sort', '/api/isEven', '/api/isEven/{number}', '/api/isOdd', '/api/isOdd/{number}', '/api/isNumber', '/api/isNumber/{number}', '/api/toString', '/api/stringSplit', '/sort', '/is-odd', '/is-even', '/toString'];
+  const expected = [
+    '/api/sort',
+    '/api/isEven',
+    '/api/isEven/{number}',
+    '/api/isOdd',
+    '/api/isOdd/{number}',
+    '/api/isNumber',
+    '/api/isNumber/{number}',
+    '/api/toString',
+    '/api/stringSplit',
+    '/sort',
+    '/is-odd',
+    '/is-even',
+    '/toString',
+  ];
   assert.deepEqual(listed.map((path) => path.replace(/\u200b/g, '')).sort(), expected.sort());
   // UPDATE_DOCS_SCREENSHOT=1 npm test: the README's picture, the page's first screen with the operations.
   if (process.env.UPDATE_DOCS_SCREENSHOT === '1') await page.screenshot({ path: new URL('../../docs/api-docs.png', import.meta.url).pathname });

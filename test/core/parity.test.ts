@@ -4,21 +4,80 @@ import fc from 'fast-check';
 import { InputError, isEven, isOdd, type IntegerLike } from '../../src/core/index.js';
 import { cpuMillis } from '../cpu-time.js';
 
-const show = (value: IntegerLike): string => (typeof value === 'string' ? JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value) : `${value}${typeof value === 'bigint' ? 'n' : ''}`);
+const show = (value: IntegerLike): string =>
+  typeof value === 'string' ? JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value) : `${value}${typeof value === 'bigint' ? 'n' : ''}`;
 
 // docs/behaviour.md §2.2 Parity: exact at any magnitude, integrality from the text.
 const EVEN: IntegerLike[] = [
-  0, -0, 2, -4, 2 ** 60, Number.MAX_VALUE, 10n ** 30n,
-  '0', '-0', '+0', '0.0', '4.0', '4.000', '-12', '1e3', '1E3', '1e400', '20e-1', '0x1E', '0o10', '0b10', '00', '0e5',
-  '123456789012345678901234567890', '9007199254740994', ' 8 ', '\u00a08\ufeff', '1' + '0'.repeat(9999), '0.2e1', '.2e1', '2.',
+  0,
+  -0,
+  2,
+  -4,
+  2 ** 60,
+  Number.MAX_VALUE,
+  10n ** 30n,
+  '0',
+  '-0',
+  '+0',
+  '0.0',
+  '4.0',
+  '4.000',
+  '-12',
+  '1e3',
+  '1E3',
+  '1e400',
+  '20e-1',
+  '0x1E',
+  '0o10',
+  '0b10',
+  '00',
+  '0e5',
+  '123456789012345678901234567890',
+  '9007199254740994',
+  ' 8 ',
+  '\u00a08\ufeff',
+  '1' + '0'.repeat(9999),
+  '0.2e1',
+  '.2e1',
+  '2.',
   '12e999999999999999999999',
 ];
 const ODD: IntegerLike[] = [
-  1, -1, 3, 9007199254740991, -(2 ** 53 - 1), 10n ** 30n + 1n,
-  '1', '-1', '9007199254740993', '9007199254740995', '123456789012345678901234567891', '0x1F', '0o7', '0b1', '1.0', '100e-2',
-  '0.3e1', '1' + '0'.repeat(9998) + '1', '-7.00000', '0000000007',
+  1,
+  -1,
+  3,
+  9007199254740991,
+  -(2 ** 53 - 1),
+  10n ** 30n + 1n,
+  '1',
+  '-1',
+  '9007199254740993',
+  '9007199254740995',
+  '123456789012345678901234567891',
+  '0x1F',
+  '0o7',
+  '0b1',
+  '1.0',
+  '100e-2',
+  '0.3e1',
+  '1' + '0'.repeat(9998) + '1',
+  '-7.00000',
+  '0000000007',
 ];
-const NOT_INTEGERS: IntegerLike[] = [2.5, -0.5, 1e-7, '2.5', '1.9999999999999999', '4.0000000000000001', '1e-1', '0.5', '.5', '5e-324', '1' + '0'.repeat(50) + '1e-1', '123e-400'];
+const NOT_INTEGERS: IntegerLike[] = [
+  2.5,
+  -0.5,
+  1e-7,
+  '2.5',
+  '1.9999999999999999',
+  '4.0000000000000001',
+  '1e-1',
+  '0.5',
+  '.5',
+  '5e-324',
+  '1' + '0'.repeat(50) + '1e-1',
+  '123e-400',
+];
 const NOT_NUMBERS: unknown[] = [Infinity, -Infinity, NaN, 'abc', '', '  ', 'Infinity', 'NaN', '1_000', '-0x10', '12px', true, null, [], {}, undefined];
 
 describe('isEven and isOdd', () => {
@@ -42,7 +101,10 @@ describe('isEven and isOdd', () => {
   }
   for (const value of NOT_NUMBERS) {
     test(`${String(JSON.stringify(value))} is refused: not a number`, () => {
-      assert.throws(() => isEven(value as IntegerLike), (error: unknown) => error instanceof InputError && /must be a number/.test(error.message));
+      assert.throws(
+        () => isEven(value as IntegerLike),
+        (error: unknown) => error instanceof InputError && /must be a number/.test(error.message),
+      );
     });
   }
 
@@ -56,8 +118,16 @@ describe('isEven and isOdd', () => {
       fc.property(fc.oneof(integerText, fc.integer(), fc.bigInt(), fc.double({ noNaN: true, noDefaultInfinity: true })), (value) => {
         let even: boolean | undefined;
         let odd: boolean | undefined;
-        try { even = isEven(value); } catch { even = undefined; }
-        try { odd = isOdd(value); } catch { odd = undefined; }
+        try {
+          even = isEven(value);
+        } catch {
+          even = undefined;
+        }
+        try {
+          odd = isOdd(value);
+        } catch {
+          odd = undefined;
+        }
         assert.equal(odd, even === undefined ? undefined : !even);
       }),
     );

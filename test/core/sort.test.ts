@@ -37,7 +37,10 @@ describe('sort', () => {
   test('stable: equal objects keep their input order, ascending and descending', () => {
     const first = { b: 1, a: 2 };
     const second = { a: 2, b: 1 }; // same canonical text
-    assert.deepEqual(sort([second, 0, first]).map((v) => v === first ? 'first' : v === second ? 'second' : v), [0, 'second', 'first']);
+    assert.deepEqual(
+      sort([second, 0, first]).map((v) => (v === first ? 'first' : v === second ? 'second' : v)),
+      [0, 'second', 'first'],
+    );
     const desc = sort(['z', first, second], { order: 'desc' });
     assert.equal(desc[0], first);
     assert.equal(desc[1], second);
@@ -52,8 +55,14 @@ describe('sort', () => {
   });
 
   test('refuses a number beyond the double range, naming where it is', () => {
-    assert.throws(() => sort([1, Infinity]), (e: unknown) => e instanceof InputError && e.path[0] === 1);
-    assert.throws(() => sort(['a', { x: [-Infinity] }]), (e: unknown) => e instanceof InputError && e.path.join('/') === '1/x/0');
+    assert.throws(
+      () => sort([1, Infinity]),
+      (e: unknown) => e instanceof InputError && e.path[0] === 1,
+    );
+    assert.throws(
+      () => sort(['a', { x: [-Infinity] }]),
+      (e: unknown) => e instanceof InputError && e.path.join('/') === '1/x/0',
+    );
   });
 
   test('refuses a malformed locale tag and an unknown order', () => {
@@ -70,16 +79,22 @@ describe('sort', () => {
   for (const order of ['asc', 'desc'] as const) {
     test(`property (${order}): the result is an ordered permutation of the input, for numbers, strings and mixed values`, () => {
       fc.assert(
-        fc.property(fc.oneof(fc.array(fc.double({ noNaN: true, noDefaultInfinity: true })), fc.array(fc.string({ unit: 'grapheme' })), fc.array(jsonValue)), (input) => {
-          const sorted = sort(input, { order });
-          assert.ok(isOrdered(sorted, order));
-          const count = (values: JsonValue[]) => {
-            const counts = new Map<string, number>();
-            for (const v of values) { const key = canonicalJson(v, 'escape'); counts.set(key, (counts.get(key) ?? 0) + 1); }
-            return counts;
-          };
-          assert.deepEqual(count(sorted), count(input));
-        }),
+        fc.property(
+          fc.oneof(fc.array(fc.double({ noNaN: true, noDefaultInfinity: true })), fc.array(fc.string({ unit: 'grapheme' })), fc.array(jsonValue)),
+          (input) => {
+            const sorted = sort(input, { order });
+            assert.ok(isOrdered(sorted, order));
+            const count = (values: JsonValue[]) => {
+              const counts = new Map<string, number>();
+              for (const v of values) {
+                const key = canonicalJson(v, 'escape');
+                counts.set(key, (counts.get(key) ?? 0) + 1);
+              }
+              return counts;
+            };
+            assert.deepEqual(count(sorted), count(input));
+          },
+        ),
       );
     });
   }
@@ -87,7 +102,12 @@ describe('sort', () => {
   test('property: code point order matches comparing the strings code point by code point', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'binary' }), fc.string({ unit: 'binary' }), (a, b) => {
-        const expected = Math.sign(cmpArrays([...a].map((c) => c.codePointAt(0) as number), [...b].map((c) => c.codePointAt(0) as number)));
+        const expected = Math.sign(
+          cmpArrays(
+            [...a].map((c) => c.codePointAt(0) as number),
+            [...b].map((c) => c.codePointAt(0) as number),
+          ),
+        );
         assert.equal(Math.sign(compareCodePoints(a, b)), expected);
       }),
     );
@@ -104,10 +124,15 @@ describe('sort', () => {
 
 /** An independent statement of the total order of docs/behaviour.md §2.5, to check the implementation against. */
 function compareAny(a: JsonValue, b: JsonValue): number {
-  const rank = (v: JsonValue) => (v === null ? 0 : v === false ? 1 : v === true ? 2 : typeof v === 'number' ? 3 : typeof v === 'string' ? 4 : Array.isArray(v) ? 5 : 6);
+  const rank = (v: JsonValue) =>
+    v === null ? 0 : v === false ? 1 : v === true ? 2 : typeof v === 'number' ? 3 : typeof v === 'string' ? 4 : Array.isArray(v) ? 5 : 6;
   if (rank(a) !== rank(b)) return rank(a) - rank(b);
   if (typeof a === 'number') return a - (b as number);
-  if (typeof a === 'string') return cmpArrays([...a].map((c) => c.codePointAt(0) as number), [...(b as string)].map((c) => c.codePointAt(0) as number));
+  if (typeof a === 'string')
+    return cmpArrays(
+      [...a].map((c) => c.codePointAt(0) as number),
+      [...(b as string)].map((c) => c.codePointAt(0) as number),
+    );
   if (Array.isArray(a)) {
     const other = b as JsonValue[];
     for (let i = 0; i < Math.min(a.length, other.length); i++) {

@@ -37,7 +37,10 @@ const CASES: Array<[string, string | undefined, string[]]> = [
 describe('stringSplit with maxParts', () => {
   test('exactly maxParts parts are returned; one more throws LimitError, by a separator or into graphemes', () => {
     assert.deepEqual(stringSplit('a,b', ',', { maxParts: 2 }), ['a', 'b']);
-    assert.throws(() => stringSplit('a,b,c', ',', { maxParts: 2 }), (error: unknown) => error instanceof LimitError && error.message === 'splits into more than 2 parts');
+    assert.throws(
+      () => stringSplit('a,b,c', ',', { maxParts: 2 }),
+      (error: unknown) => error instanceof LimitError && error.message === 'splits into more than 2 parts',
+    );
     assert.deepEqual(stringSplit('👍🏽é', '', { maxParts: 2 }), ['👍🏽', 'é']);
     assert.throws(() => stringSplit('👍🏽é!', '', { maxParts: 2 }), LimitError);
     assert.deepEqual(stringSplit('abc', undefined, { maxParts: 1 }), ['abc']);
@@ -77,15 +80,67 @@ describe('stringSplit', () => {
 describe('splitGraphemes', () => {
   // Pieces that exercise every rule of UAX #29: joiners, modifiers, flags, conjuncts, jamo, controls.
   const piece = fc.constantFrom(
-    'a', 'Z', ' ', '1', '\r', '\n', '\t', '\u0301', '\u200d', '\ufe0f', '👍', '🏽', '👨', '❤', '🇸', '🇪', 'क', '्', 'ष', 'ि',
-    '\u1100', '\u1161', '\u11a8', '가', '각', 'é', '中', 'ア', '\u3099', '\u0e33', '\u0600', '\ud800', '\udc00', 'Ω', 'ж', '©',
-    '\u0903', '\u{1F3FB}', '\u{E0067}', '\u{E007F}', '\u{1F3F4}', '\u20e3', '#', 'ส', 'ั', '\u0e40', 'ا', '\u064b', '\u200c', '\u{E0100}', '\u{110BD}', '\u0d4e',
+    'a',
+    'Z',
+    ' ',
+    '1',
+    '\r',
+    '\n',
+    '\t',
+    '\u0301',
+    '\u200d',
+    '\ufe0f',
+    '👍',
+    '🏽',
+    '👨',
+    '❤',
+    '🇸',
+    '🇪',
+    'क',
+    '्',
+    'ष',
+    'ि',
+    '\u1100',
+    '\u1161',
+    '\u11a8',
+    '가',
+    '각',
+    'é',
+    '中',
+    'ア',
+    '\u3099',
+    '\u0e33',
+    '\u0600',
+    '\ud800',
+    '\udc00',
+    'Ω',
+    'ж',
+    '©',
+    '\u0903',
+    '\u{1F3FB}',
+    '\u{E0067}',
+    '\u{E007F}',
+    '\u{1F3F4}',
+    '\u20e3',
+    '#',
+    'ส',
+    'ั',
+    '\u0e40',
+    'ا',
+    '\u064b',
+    '\u200c',
+    '\u{E0100}',
+    '\u{110BD}',
+    '\u0d4e',
   );
   const text = fc.array(piece, { maxLength: 60 }).map((pieces) => pieces.join(''));
 
   for (const window of [2, 3, 8, 256]) {
     test(`property: windows of ${window} give exactly what Intl.Segmenter gives on the whole string`, () => {
-      fc.assert(fc.property(text, (s) => assert.deepEqual(splitGraphemes(s, window), wholeStringSegments(s))), { numRuns: 500 });
+      fc.assert(
+        fc.property(text, (s) => assert.deepEqual(splitGraphemes(s, window), wholeStringSegments(s))),
+        { numRuns: 500 },
+      );
     });
   }
 

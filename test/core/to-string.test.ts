@@ -22,7 +22,9 @@ describe('toString', () => {
       });
     }
     for (const file of ['es6-sample.txt', 'es6-static.txt']) {
-      for (const line of readFileSync(new URL(`numbers/${file}`, JCS), 'utf8').split('\n').filter(Boolean)) {
+      for (const line of readFileSync(new URL(`numbers/${file}`, JCS), 'utf8')
+        .split('\n')
+        .filter(Boolean)) {
         const [hex, expected] = line.split(',') as [string, string];
         const value = doubleFromBits(hex);
         if (!Number.isFinite(value)) continue; // NaN and ±Infinity have no JSON form: refused below
@@ -58,13 +60,25 @@ describe('toString', () => {
   }
 
   test('a number beyond the range of a double (1e400 parses to Infinity) is refused', () => {
-    assert.throws(() => toString(Infinity), (e: unknown) => e instanceof InputError && e.path.length === 0);
-    assert.throws(() => toString({ a: [1, -Infinity] }), (e: unknown) => e instanceof InputError && e.path.join('/') === 'a/1');
+    assert.throws(
+      () => toString(Infinity),
+      (e: unknown) => e instanceof InputError && e.path.length === 0,
+    );
+    assert.throws(
+      () => toString({ a: [1, -Infinity] }),
+      (e: unknown) => e instanceof InputError && e.path.join('/') === 'a/1',
+    );
   });
 
   test('a lone surrogate inside an array or object is refused: RFC 8785 takes I-JSON only', () => {
-    assert.throws(() => toString(['\udc00']), (e: unknown) => e instanceof InputError && /lone surrogate/.test(e.message) && e.path[0] === 0);
-    assert.throws(() => toString({ '\ud800': 1 }), (e: unknown) => e instanceof InputError && e.path[0] === '\ud800');
+    assert.throws(
+      () => toString(['\udc00']),
+      (e: unknown) => e instanceof InputError && /lone surrogate/.test(e.message) && e.path[0] === 0,
+    );
+    assert.throws(
+      () => toString({ '\ud800': 1 }),
+      (e: unknown) => e instanceof InputError && e.path[0] === '\ud800',
+    );
   });
 
   test('the object keeps no trace of the canonicalization: prototypes are untouched', () => {

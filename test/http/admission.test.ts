@@ -24,7 +24,11 @@ describe('admission by estimated peak memory (MEMORY_LIMIT)', () => {
     const body = numbers(400_000);
     assert.ok(estimatePeakBytes('sort', body.length, true) > service.memory.budget.ceiling(true));
     const response = await post(service, '/api/sort', body);
-    assertProblem(response, 413, /^Answering this \d+-byte body would take an estimated [\d.]+ MiB of memory; one request may have at most [\d.]+ MiB of the [\d.]+ \S+ memory limit \(MEMORY_LIMIT\)\. Send a smaller body$/);
+    assertProblem(
+      response,
+      413,
+      /^Answering this \d+-byte body would take an estimated [\d.]+ MiB of memory; one request may have at most [\d.]+ MiB of the [\d.]+ \S+ memory limit \(MEMORY_LIMIT\)\. Send a smaller body$/,
+    );
     assert.equal(service.memory.budget.reserved, 0);
   });
 
@@ -84,7 +88,9 @@ describe('admission by estimated peak memory (MEMORY_LIMIT)', () => {
     const { port } = service.server.address() as { port: number };
     const small = '{"input":[3,1,2]}';
     const socket = connect(port, '127.0.0.1');
-    socket.write(`POST /api/sort HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${small.length.toString(16)}\r\n${small}\r\n0\r\n\r\n`);
+    socket.write(
+      `POST /api/sort HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${small.length.toString(16)}\r\n${small}\r\n0\r\n\r\n`,
+    );
     const answer = await new Promise<string>((resolve) => {
       let text = '';
       socket.on('data', (chunk) => {
@@ -111,11 +117,39 @@ describe('admission by estimated peak memory (MEMORY_LIMIT)', () => {
 
 describe('large bodies are answered in the worker threads exactly as on the event loop', () => {
   const bodies = fc.oneof(
-    fc.record({ path: fc.constant('/api/sort'), body: fc.record({ input: fc.array(fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.string(), fc.constant(null), fc.boolean(), fc.array(fc.integer(), { maxLength: 3 }), fc.dictionary(fc.string(), fc.integer(), { maxKeys: 3 })), { maxLength: 30 }), order: fc.constantFrom('asc', 'desc', 'sideways', undefined) }, { requiredKeys: ['input'] }) }),
-    fc.record({ path: fc.constantFrom('/api/isEven', '/api/isOdd', '/api/isNumber'), body: fc.record({ input: fc.oneof(fc.integer(), fc.bigInt().map(String), fc.double().map(String), fc.string(), fc.constant(null)) }) }),
+    fc.record({
+      path: fc.constant('/api/sort'),
+      body: fc.record(
+        {
+          input: fc.array(
+            fc.oneof(
+              fc.integer(),
+              fc.double({ noNaN: true, noDefaultInfinity: true }),
+              fc.string(),
+              fc.constant(null),
+              fc.boolean(),
+              fc.array(fc.integer(), { maxLength: 3 }),
+              fc.dictionary(fc.string(), fc.integer(), { maxKeys: 3 }),
+            ),
+            { maxLength: 30 },
+          ),
+          order: fc.constantFrom('asc', 'desc', 'sideways', undefined),
+        },
+        { requiredKeys: ['input'] },
+      ),
+    }),
+    fc.record({
+      path: fc.constantFrom('/api/isEven', '/api/isOdd', '/api/isNumber'),
+      body: fc.record({ input: fc.oneof(fc.integer(), fc.bigInt().map(String), fc.double().map(String), fc.string(), fc.constant(null)) }),
+    }),
     fc.record({ path: fc.constantFrom('/is-even', '/is-odd'), body: fc.record({ number: fc.oneof(fc.integer(), fc.bigInt().map(String), fc.string()) }) }),
     fc.record({ path: fc.constantFrom('/api/toString', '/toString'), body: fc.jsonValue().map((value) => ({ input: value, number: value })) }),
-    fc.record({ path: fc.constant('/api/stringSplit'), body: fc.record({ input: fc.record({ string: fc.oneof(fc.string(), fc.integer()), seperator: fc.constantFrom(',', '', 'a', undefined, 3) }, { requiredKeys: [] }) }) }),
+    fc.record({
+      path: fc.constant('/api/stringSplit'),
+      body: fc.record({
+        input: fc.record({ string: fc.oneof(fc.string(), fc.integer()), seperator: fc.constantFrom(',', '', 'a', undefined, 3) }, { requiredKeys: [] }),
+      }),
+    }),
     fc.record({ path: fc.constant('/sort'), body: fc.record({ array: fc.oneof(fc.array(fc.integer()), fc.string()) }) }),
   );
 

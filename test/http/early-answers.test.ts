@@ -119,9 +119,11 @@ describe('an answer sent before the body is read reaches every client (lingering
     test(`curl, ${mode}, 17 MiB: 413 problem ${TIMES} times out of ${TIMES}`, async () => {
       const headers = chunked ? ['-H', 'Transfer-Encoding: chunked'] : [];
       for (let i = 0; i < TIMES; i++) {
-        const { stdout } = await run('curl', ['-sS', '-w', '\n%{http_code}', '-H', 'content-type: application/json', ...headers, '--data-binary', `@${bodyFile}`, url], { maxBuffer: 1 << 20 }).catch(
-          (error: { stdout?: string; stderr?: string }) => ({ stdout: `${error.stderr ?? ''}\n0` }),
-        );
+        const { stdout } = await run(
+          'curl',
+          ['-sS', '-w', '\n%{http_code}', '-H', 'content-type: application/json', ...headers, '--data-binary', `@${bodyFile}`, url],
+          { maxBuffer: 1 << 20 },
+        ).catch((error: { stdout?: string; stderr?: string }) => ({ stdout: `${error.stderr ?? ''}\n0` }));
         const [text = '', status = '0'] = [stdout.slice(0, stdout.lastIndexOf('\n')), stdout.slice(stdout.lastIndexOf('\n') + 1)];
         assertTooLarge(Number(status), text, 'curl');
       }

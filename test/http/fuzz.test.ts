@@ -86,7 +86,12 @@ const body = fc.oneof(
   fc.tuple(fc.constantFrom('input', 'array', 'number'), jsonText).map(([field, value]) => `{"${field}":${value}}`),
   jsonText.map((value) => `{"input":{"string":${value},"seperator":${value}}}`),
   fc.tuple(jsonText, jsonText, jsonText).map(([input, order, locale]) => `{"input":${input},"order":${order},"locale":${locale}}`),
-  fc.tuple(fc.array(fc.jsonValue({ maxDepth: 1 }), { maxLength: 6 }), fc.constantFrom('"asc"', '"desc"', 'null'), fc.constantFrom('"en"', '"sv"', '"not a tag"', '""', '1'))
+  fc
+    .tuple(
+      fc.array(fc.jsonValue({ maxDepth: 1 }), { maxLength: 6 }),
+      fc.constantFrom('"asc"', '"desc"', 'null'),
+      fc.constantFrom('"en"', '"sv"', '"not a tag"', '""', '1'),
+    )
     .map(([input, order, locale]) => `{"input":${JSON.stringify(input)},"order":${order},"locale":${locale}}`),
   jsonText,
   jsonText.map((text) => text.slice(0, Math.max(0, text.length - 1))), // truncated
@@ -94,11 +99,27 @@ const body = fc.oneof(
   fc.nat({ max: 100_000 }).map((depth) => `{"input":${'['.repeat(depth)}${']'.repeat(depth)}}`),
   fc.nat({ max: 200_000 }).map((length) => `{"input":"${'x'.repeat(length)}"}`),
 );
-const contentType = fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1', undefined);
+const contentType = fc.constantFrom(
+  'application/json',
+  'application/json; charset=utf-8',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'application/json; charset=latin1',
+  undefined,
+);
 const method = fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'PROPFIND');
 const oddPath = fc.oneof(
   fc.constantFrom(...PATHS),
-  fc.tuple(fc.constantFrom(...GET_PATHS), fc.oneof(fc.constantFrom(...SPECIAL_NUMBERS), fc.string({ maxLength: 30 }).map(encodeURIComponent), fc.constantFrom('%', '%ZZ', '%C0%80', '..%2F..', '%00', 'a'.repeat(40_000)))).map(([p, v]) => p + v),
+  fc
+    .tuple(
+      fc.constantFrom(...GET_PATHS),
+      fc.oneof(
+        fc.constantFrom(...SPECIAL_NUMBERS),
+        fc.string({ maxLength: 30 }).map(encodeURIComponent),
+        fc.constantFrom('%', '%ZZ', '%C0%80', '..%2F..', '%00', 'a'.repeat(40_000)),
+      ),
+    )
+    .map(([p, v]) => p + v),
   fc.webPath(),
   fc.constantFrom('/api/', '/api', '//api//isEven', '/API/sort', '/api/sort?x=%', '/api/isEven//3', '/%E2%82'),
 );
@@ -116,25 +137,25 @@ describe('HTTP fuzzing over a real socket', () => {
   after(() => app.close());
 
   async function check(verb: string, path: string, type: string | undefined, payload: string): Promise<void> {
-        const hasBody = verb !== 'GET' && verb !== 'HEAD';
-        const answer = await send(verb, path, type === undefined ? {} : { 'content-type': type }, hasBody ? payload : undefined);
-        assert.ok(answer.status < 500, `${verb} ${path} ${type}: ${answer.status} ${answer.body.slice(0, 200)}`);
-        if (answer.status >= 400 && verb !== 'HEAD') {
-          assert.equal(answer.type, 'application/problem+json; charset=utf-8', `${verb} ${path}: ${answer.status}`);
-          const problem = JSON.parse(answer.body) as { status: number; title: string; detail: string };
-          assert.equal(problem.status, answer.status);
-          assert.ok(problem.title.length > 0 && problem.detail.length > 0);
-        }
-        if (answer.status === 200 && verb === 'POST' && type?.startsWith('application/json; charset=utf-8') !== false) {
-          const expected = coreAnswer(path, JSON.parse(payload) as Record<string, unknown>);
-          if (expected !== undefined) assert.deepEqual(JSON.parse(answer.body), JSON.parse(JSON.stringify(expected)), `${path} ${payload.slice(0, 200)}`);
-        }
-        if (document.check(verb, path, { status: answer.status, contentType: answer.type, body: answer.body })) {
-          checkedStatuses.set(answer.status, (checkedStatuses.get(answer.status) ?? 0) + 1);
-        }
-        assert.equal(Object.getOwnPropertyNames(Object.prototype).includes('polluted'), false);
-        assert.deepEqual(Object.keys(Object.prototype), []);
-        assert.deepEqual(Object.keys(Array.prototype), []);
+    const hasBody = verb !== 'GET' && verb !== 'HEAD';
+    const answer = await send(verb, path, type === undefined ? {} : { 'content-type': type }, hasBody ? payload : undefined);
+    assert.ok(answer.status < 500, `${verb} ${path} ${type}: ${answer.status} ${answer.body.slice(0, 200)}`);
+    if (answer.status >= 400 && verb !== 'HEAD') {
+      assert.equal(answer.type, 'application/problem+json; charset=utf-8', `${verb} ${path}: ${answer.status}`);
+      const problem = JSON.parse(answer.body) as { status: number; title: string; detail: string };
+      assert.equal(problem.status, answer.status);
+      assert.ok(problem.title.length > 0 && problem.detail.length > 0);
+    }
+    if (answer.status === 200 && verb === 'POST' && type?.startsWith('application/json; charset=utf-8') !== false) {
+      const expected = coreAnswer(path, JSON.parse(payload) as Record<string, unknown>);
+      if (expected !== undefined) assert.deepEqual(JSON.parse(answer.body), JSON.parse(JSON.stringify(expected)), `${path} ${payload.slice(0, 200)}`);
+    }
+    if (document.check(verb, path, { status: answer.status, contentType: answer.type, body: answer.body })) {
+      checkedStatuses.set(answer.status, (checkedStatuses.get(answer.status) ?? 0) + 1);
+    }
+    assert.equal(Object.getOwnPropertyNames(Object.prototype).includes('polluted'), false);
+    assert.deepEqual(Object.keys(Object.prototype), []);
+    assert.deepEqual(Object.keys(Array.prototype), []);
   }
   const property = fc.asyncProperty(method, oddPath, contentType, body, check);
 

@@ -46,12 +46,7 @@ const TITLES: Record<number, string> = {
  * Asserts a whole RFC 9457 problem: status, content type, type and title, and either the exact
  * detail or a pattern for it; with `pointers`, exactly these `errors[].pointer`s, in order.
  */
-export function assertProblem(
-  response: LightMyRequestResponse,
-  status: number,
-  detail: string | RegExp,
-  pointers?: string[],
-): void {
+export function assertProblem(response: LightMyRequestResponse, status: number, detail: string | RegExp, pointers?: string[]): void {
   assert.equal(response.headers['content-type'], PROBLEM_TYPE, response.body);
   assert.equal(response.statusCode, status, response.body);
   const problem = response.json<{ type: string; title: string; status: number; detail: string; errors?: Array<{ pointer: string; detail: string }> }>();
@@ -63,7 +58,10 @@ export function assertProblem(
   if (pointers === undefined) {
     assert.equal(problem.errors, undefined);
   } else {
-    assert.deepEqual(problem.errors?.map((e) => e.pointer), pointers);
+    assert.deepEqual(
+      problem.errors?.map((e) => e.pointer),
+      pointers,
+    );
     for (const error of problem.errors ?? []) assert.ok(error.detail.length > 0);
   }
   const allowed = new Set(['type', 'title', 'status', 'detail', 'errors']);

@@ -48,7 +48,13 @@ describe('the earlier revision (docs/behaviour.md §4)', () => {
     ['/is-odd', '{"number":"abc"}', 400, '/number must be a number, or a string in numeric notation such as "42", "-1e3" or "0x1F"', ['/number']],
     ['/is-even', '{"number":true}', 400, '/number must be a number, or a string in numeric notation such as "42", "-1e3" or "0x1F"', ['/number']],
     ['/is-even', '{"input":4}', 400, '/number is required', ['/number']],
-    ['/is-even', `{"number":${'1'.repeat(10_001)}}`, 400, '/number is 10001 characters long; numbers are limited to 10000 characters (NUMBER_TEXT_LIMIT)', ['/number']],
+    [
+      '/is-even',
+      `{"number":${'1'.repeat(10_001)}}`,
+      400,
+      '/number is 10001 characters long; numbers are limited to 10000 characters (NUMBER_TEXT_LIMIT)',
+      ['/number'],
+    ],
     ['/toString', '{}', 400, '/number is required', ['/number']],
     ['/toString', '{"number":1e400}', 400, '/number is a number beyond the range of a double, which has no canonical form', ['/number']],
     ['/toString', '{"number":', 400, 'The request body is not valid JSON: Unexpected end of JSON input', undefined],
@@ -122,7 +128,17 @@ describe('the earlier revision (docs/behaviour.md §4)', () => {
   test('the OpenAPI document lists each legacy operation as deprecated, tagged legacy, with examples', async (t) => {
     const app = await build(t);
     const document = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json<{
-      paths: Record<string, { post: { deprecated?: boolean; tags: string[]; requestBody: { content: Record<string, { examples: object }> }; responses: Record<string, { headers?: object }> } }>;
+      paths: Record<
+        string,
+        {
+          post: {
+            deprecated?: boolean;
+            tags: string[];
+            requestBody: { content: Record<string, { examples: object }> };
+            responses: Record<string, { headers?: object }>;
+          };
+        }
+      >;
     }>();
     for (const { path, successor } of LEGACY_ROUTES) {
       const operation = document.paths[path]?.post;
@@ -146,17 +162,20 @@ describe('the earlier revision (docs/behaviour.md §4)', () => {
         const oldString = await post(app, '/toString', { number: value });
         const newString = await post(app, '/api/toString', { input: value });
         assert.equal(oldString.body, newString.body);
-        for (const [path, successor, field] of [['/is-odd', '/api/isOdd', 'isOdd'], ['/is-even', '/api/isEven', 'isEven']] as const) {
+        for (const [path, successor, field] of [
+          ['/is-odd', '/api/isOdd', 'isOdd'],
+          ['/is-even', '/api/isEven', 'isEven'],
+        ] as const) {
           const raw = typeof number === 'string' && /^-?\d+$/.test(number) ? `{"number":${number}}` : JSON.stringify({ number });
           const old = await post(app, path, raw);
           const current = await post(app, successor, raw.replace('"number"', '"input"'));
           assert.equal(old.statusCode, current.statusCode);
           if (old.statusCode === 200) {
             const echoed = raw.slice('{"number":'.length, -1);
-            assert.equal(old.body, `{"number":${echoed},"${field}":${(current.json<{ ret: boolean }>()).ret}}`);
+            assert.equal(old.body, `{"number":${echoed},"${field}":${current.json<{ ret: boolean }>().ret}}`);
           } else {
-            const detail = (current.json<{ detail: string }>()).detail.replace('/input', '/number');
-            assert.equal((old.json<{ detail: string }>()).detail, detail);
+            const detail = current.json<{ detail: string }>().detail.replace('/input', '/number');
+            assert.equal(old.json<{ detail: string }>().detail, detail);
           }
         }
       }),

@@ -89,7 +89,7 @@ describe('limits (docs/behaviour.md §3), each at its edge', () => {
       const app = await build(t);
       const response = await post(app, '/api/stringSplit', { input: { string: 'x'.repeat(1_000_000), seperator: '' } });
       assert.equal(response.statusCode, 200);
-      assert.equal((response.json<{ ret: string[] }>()).ret.length, 1_000_000);
+      assert.equal(response.json<{ ret: string[] }>().ret.length, 1_000_000);
       const detail = '/input/string splits into more than 1000000 parts; the limit is 1000000 (STRING_SPLIT_MAX_PARTS)';
       assertProblem(await post(app, '/api/stringSplit', { input: { string: 'x'.repeat(1_000_001), seperator: '' } }), 413, detail, ['/input/string']);
     });
@@ -113,23 +113,33 @@ describe('limits (docs/behaviour.md §3), each at its edge', () => {
     });
     test('129 deep is 413 naming /input', async (t) => {
       const app = await build(t);
-      assertProblem(await post(app, '/api/isNumber', `{"input":${nested(129)}}`), 413, '/input nests deeper than the limit of 128 levels (MAX_DEPTH)', ['/input']);
-      assertProblem(await post(app, '/api/sort', `{"input":[${nested(128)}]}`), 413, '/input nests deeper than the limit of 128 levels (MAX_DEPTH)', ['/input']);
+      assertProblem(await post(app, '/api/isNumber', `{"input":${nested(129)}}`), 413, '/input nests deeper than the limit of 128 levels (MAX_DEPTH)', [
+        '/input',
+      ]);
+      assertProblem(await post(app, '/api/sort', `{"input":[${nested(128)}]}`), 413, '/input nests deeper than the limit of 128 levels (MAX_DEPTH)', [
+        '/input',
+      ]);
     });
     test('objects count as arrays do, and brackets inside strings do not count', async (t) => {
       const app = await build(t, { maxDepth: 2 });
       assertOk(await post(app, '/api/toString', '{"input":{"a":{"b":"[[[[{{{{"}}}'), { ret: '{"a":{"b":"[[[[{{{{"}}' });
-      assertProblem(await post(app, '/api/toString', '{"input":{"a":{"b":{}}}}'), 413, '/input nests deeper than the limit of 2 levels (MAX_DEPTH)', ['/input']);
+      assertProblem(await post(app, '/api/toString', '{"input":{"a":{"b":{}}}}'), 413, '/input nests deeper than the limit of 2 levels (MAX_DEPTH)', [
+        '/input',
+      ]);
     });
     test('a deep member other than input is refused and named', async (t) => {
       const app = await build(t, { maxDepth: 2 });
-      assertProblem(await post(app, '/api/isOdd', '{"input":3,"ex\\"tra/":[[[1]]]}'), 413, '/ex"tra~1 nests deeper than the limit of 2 levels (MAX_DEPTH)', ['/ex"tra~1']);
+      assertProblem(await post(app, '/api/isOdd', '{"input":3,"ex\\"tra/":[[[1]]]}'), 413, '/ex"tra~1 nests deeper than the limit of 2 levels (MAX_DEPTH)', [
+        '/ex"tra~1',
+      ]);
     });
     test('100,000 levels are refused at once, without building them', async (t) => {
       const app = await build(t);
       await app.memory.pool.warm(); // the body goes to the worker threads, which `npm start` starts before it listens
       const started = performance.now();
-      assertProblem(await post(app, '/api/sort', `{"input":${nested(100_000)}}`), 413, '/input nests deeper than the limit of 128 levels (MAX_DEPTH)', ['/input']);
+      assertProblem(await post(app, '/api/sort', `{"input":${nested(100_000)}}`), 413, '/input nests deeper than the limit of 128 levels (MAX_DEPTH)', [
+        '/input',
+      ]);
       assert.ok(performance.now() - started < 500);
     });
   });

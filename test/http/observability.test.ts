@@ -23,7 +23,7 @@ describe('probes', () => {
     const response = await app.inject({ method: 'GET', url: '/readyz' });
     assert.equal(response.statusCode, 503);
     assert.equal(response.headers['content-type'], 'application/problem+json; charset=utf-8');
-    assert.equal((response.json<{ detail: string }>()).detail, 'The service is shutting down and takes no new traffic');
+    assert.equal(response.json<{ detail: string }>().detail, 'The service is shutting down and takes no new traffic');
   });
   test('from the moment shutdown begins, every response says Connection: close', async (t) => {
     const app = await build(t);
@@ -58,7 +58,13 @@ describe('GET /metrics', () => {
     assert.doesNotMatch(text, /no\/such\/path/);
     assert.match(text, /^http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/api\/isEven\/:number",status="200"\} \d+$/m);
     assert.match(text, /^http_request_duration_seconds_count\{method="GET",route="\/api\/isEven\/:number",status="200"\} 2$/m);
-    for (const processMetric of ['process_cpu_user_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds', 'nodejs_eventloop_lag_p99_seconds', 'nodejs_heap_size_used_bytes']) {
+    for (const processMetric of [
+      'process_cpu_user_seconds_total',
+      'process_resident_memory_bytes',
+      'nodejs_eventloop_lag_seconds',
+      'nodejs_eventloop_lag_p99_seconds',
+      'nodejs_heap_size_used_bytes',
+    ]) {
       assert.match(text, new RegExp(`^${processMetric} `, 'm'), processMetric);
     }
   });
@@ -66,7 +72,11 @@ describe('GET /metrics', () => {
 
 describe('ACCESS_LOG: each mode writes exactly the lines it promises; a 5xx and a slow request always', () => {
   /** The access-log lines (status, level) for a fixed mix of answers under `accessLog`. */
-  async function logged(t: { after: (fn: () => Promise<unknown>) => void }, accessLog: Config['accessLog'], slowRequestMs = 60_000): Promise<Array<[number, number]>> {
+  async function logged(
+    t: { after: (fn: () => Promise<unknown>) => void },
+    accessLog: Config['accessLog'],
+    slowRequestMs = 60_000,
+  ): Promise<Array<[number, number]>> {
     const lines: string[] = [];
     const stream = new Writable({ write: (chunk, _encoding, done) => (lines.push(...String(chunk).split('\n').filter(Boolean)), done()) });
     const app = await buildApp({ accessLog, slowRequestMs }, { logger: { level: 'info', stream } });
@@ -86,7 +96,10 @@ describe('ACCESS_LOG: each mode writes exactly the lines it promises; a 5xx and 
       .filter((entry) => entry.msg === 'request')
       .map((entry) => {
         // An unknown path has no route template (the metrics count it as `unmatched`).
-        assert.ok(entry.requestId && entry.method === 'GET' && (entry.route !== undefined || entry.status === 404) && typeof entry.ms === 'number', JSON.stringify(entry));
+        assert.ok(
+          entry.requestId && entry.method === 'GET' && (entry.route !== undefined || entry.status === 404) && typeof entry.ms === 'number',
+          JSON.stringify(entry),
+        );
         return [entry.status, entry.level];
       });
   }
@@ -95,21 +108,43 @@ describe('ACCESS_LOG: each mode writes exactly the lines it promises; a 5xx and 
     assert.deepEqual(await logged(t, DEFAULT_CONFIG.accessLog), [[500, 50]]);
   });
   test('minimal with SLOW_REQUEST_MS=20: the 5xx and the slow request (level warn)', async (t) => {
-    assert.deepEqual(await logged(t, { mode: 'minimal' }, 20), [[500, 50], [200, 40]]);
+    assert.deepEqual(await logged(t, { mode: 'minimal' }, 20), [
+      [500, 50],
+      [200, 40],
+    ]);
   });
   test('errors: every 4xx and 5xx', async (t) => {
-    assert.deepEqual(await logged(t, { mode: 'errors' }), [[400, 30], [404, 30], [500, 50]]);
+    assert.deepEqual(await logged(t, { mode: 'errors' }), [
+      [400, 30],
+      [404, 30],
+      [500, 50],
+    ]);
   });
   test('sample:2: one request in two, and the 5xx', async (t) => {
-    assert.deepEqual(await logged(t, { mode: 'sample', every: 2 }), [[200, 30], [200, 30], [404, 30], [500, 50]]);
+    assert.deepEqual(await logged(t, { mode: 'sample', every: 2 }), [
+      [200, 30],
+      [200, 30],
+      [404, 30],
+      [500, 50],
+    ]);
   });
   test('all: every request, as before', async (t) => {
-    assert.deepEqual(await logged(t, { mode: 'all' }, 20), [[200, 30], [200, 30], [200, 30], [200, 30], [400, 30], [404, 30], [500, 50], [200, 40]]);
+    assert.deepEqual(await logged(t, { mode: 'all' }, 20), [
+      [200, 30],
+      [200, 30],
+      [200, 30],
+      [200, 30],
+      [400, 30],
+      [404, 30],
+      [500, 50],
+      [200, 40],
+    ]);
   });
   test('x-request-id is echoed and the metrics count every request whatever the mode', async (t) => {
     const app = await buildApp({ accessLog: { mode: 'minimal' } }, { logger: false });
     t.after(() => app.close());
-    for (let i = 0; i < 3; i++) assert.equal((await app.inject({ method: 'GET', url: '/api/isEven/2', headers: { 'x-request-id': `m-${i}` } })).headers['x-request-id'], `m-${i}`);
+    for (let i = 0; i < 3; i++)
+      assert.equal((await app.inject({ method: 'GET', url: '/api/isEven/2', headers: { 'x-request-id': `m-${i}` } })).headers['x-request-id'], `m-${i}`);
     const text = (await app.inject({ method: 'GET', url: '/metrics' })).body;
     assert.match(text, /^http_requests_total\{method="GET",route="\/api\/isEven\/:number",status="200"\} 3$/m);
   });
@@ -128,7 +163,10 @@ describe('request ids and logs', () => {
   });
   test('a sensible incoming x-request-id is honoured, errors included', async (t) => {
     const app = await build(t);
-    assert.equal((await app.inject({ method: 'GET', url: '/api/isOdd/3', headers: { 'x-request-id': 'abc-123.def:4' } })).headers['x-request-id'], 'abc-123.def:4');
+    assert.equal(
+      (await app.inject({ method: 'GET', url: '/api/isOdd/3', headers: { 'x-request-id': 'abc-123.def:4' } })).headers['x-request-id'],
+      'abc-123.def:4',
+    );
     assert.equal((await app.inject({ method: 'GET', url: '/nope', headers: { 'x-request-id': 'trace-9' } })).headers['x-request-id'], 'trace-9');
   });
   test('an unsafe or oversized x-request-id is replaced', async (t) => {
@@ -162,10 +200,13 @@ describe('request ids and logs', () => {
     const atLimit = `/api/isEven/${'4'.repeat(LOGGED_URL_MAX - '/api/isEven/'.length)}`;
     const overLimit = `${atLimit}2`;
     for (const url of [atLimit, overLimit]) assert.equal((await app.inject({ method: 'GET', url })).statusCode, 200);
-    const urls = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((entry) => entry.msg === 'request').map((entry) => entry.url);
+    const urls = lines
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((entry) => entry.msg === 'request')
+      .map((entry) => entry.url);
     assert.deepEqual(urls, [atLimit, `${atLimit}…(${LOGGED_URL_MAX + 1} characters)`]);
   });
-  test('a line logged through a request\'s logger carries its request id', async (t) => {
+  test("a line logged through a request's logger carries its request id", async (t) => {
     const lines: string[] = [];
     const stream = new Writable({ write: (chunk, _encoding, done) => (lines.push(...String(chunk).split('\n').filter(Boolean)), done()) });
     const app = await buildApp({}, { logger: { level: 'info', stream } });
@@ -193,7 +234,11 @@ describe('edge protection', () => {
   });
   test('JSON responses carry the API set: nosniff and a CSP that allows nothing; not the page headers', async (t) => {
     const app = await build(t);
-    for (const response of [await app.inject({ method: 'GET', url: '/api/isEven/2' }), await app.inject({ method: 'GET', url: '/nope' }), await post(app, '/api/sort', { input: 1 })]) {
+    for (const response of [
+      await app.inject({ method: 'GET', url: '/api/isEven/2' }),
+      await app.inject({ method: 'GET', url: '/nope' }),
+      await post(app, '/api/sort', { input: 1 }),
+    ]) {
       assert.equal(response.headers['x-content-type-options'], 'nosniff');
       assert.equal(response.headers['content-security-policy'], "default-src 'none'; frame-ancestors 'none'");
       assert.equal(response.headers['x-frame-options'], undefined);

@@ -11,7 +11,13 @@ import { conformanceTo } from './openapi-conformance.js';
 
 type Request = [method: 'GET' | 'POST' | 'PUT', url: string, body?: string, headers?: Record<string, string>];
 
-async function answersConform(t: { after: (fn: () => Promise<unknown>) => void }, overrides: Partial<Config>, requests: Array<[Request, number]>, capacity?: number, hold?: (app: FastifyInstance) => void): Promise<void> {
+async function answersConform(
+  t: { after: (fn: () => Promise<unknown>) => void },
+  overrides: Partial<Config>,
+  requests: Array<[Request, number]>,
+  capacity?: number,
+  hold?: (app: FastifyInstance) => void,
+): Promise<void> {
   const app = await buildApp({ admissionWaitMs: 20, ...overrides }, { logger: false, ...(capacity === undefined ? {} : { memoryCapacity: capacity }) });
   t.after(() => app.close());
   await app.ready();
@@ -22,11 +28,25 @@ async function answersConform(t: { after: (fn: () => Promise<unknown>) => void }
     if (body !== undefined) options.payload = body;
     const response = await app.inject(options);
     assert.equal(response.statusCode, status, `${method} ${url}: ${response.body.slice(0, 200)}`);
-    assert.ok(document.check(method, url, { status: response.statusCode, contentType: response.headers['content-type'] as string | undefined, body: response.body }), `${method} ${url} matched no operation`);
+    assert.ok(
+      document.check(method, url, { status: response.statusCode, contentType: response.headers['content-type'] as string | undefined, body: response.body }),
+      `${method} ${url} matched no operation`,
+    );
   }
 }
 
-const BODY_PATHS = ['/api/sort', '/api/isEven', '/api/isOdd', '/api/isNumber', '/api/toString', '/api/stringSplit', '/sort', '/is-odd', '/is-even', '/toString'];
+const BODY_PATHS = [
+  '/api/sort',
+  '/api/isEven',
+  '/api/isOdd',
+  '/api/isNumber',
+  '/api/toString',
+  '/api/stringSplit',
+  '/sort',
+  '/is-odd',
+  '/is-even',
+  '/toString',
+];
 
 describe('the OpenAPI document describes every answer', () => {
   test('every request example of every operation: 200 as documented', async (t) => {
@@ -37,7 +57,8 @@ describe('the OpenAPI document describes every answer', () => {
     }>();
     const requests: Array<[Request, number]> = [];
     for (const [path, methods] of Object.entries(document.paths)) {
-      for (const example of Object.values(methods.post?.requestBody?.content['application/json']?.examples ?? {})) requests.push([['POST', path, JSON.stringify(example.value)], 200]);
+      for (const example of Object.values(methods.post?.requestBody?.content['application/json']?.examples ?? {}))
+        requests.push([['POST', path, JSON.stringify(example.value)], 200]);
     }
     for (const path of ['/api/isEven/12345', '/api/isOdd/-7', '/api/isNumber/0x1F']) requests.push([['GET', path], 200]);
     assert.ok(requests.length >= 25);
@@ -65,11 +86,25 @@ describe('the OpenAPI document describes every answer', () => {
 
   test('413 naming MEMORY_LIMIT, and 503 with Retry-After when the budget is full', async (t) => {
     const big = JSON.stringify({ input: Array.from({ length: 400_000 }, (_, i) => i % 1000) });
-    await answersConform(t, {}, [[['POST', '/api/sort', big], 413], [['POST', '/api/toString', big], 413]], 64 * 2 ** 20);
-    await answersConform(t, {}, BODY_PATHS.map((path): [Request, number] => [['POST', path, '{"input":1,"number":1,"array":[]}'], 503]), 64 * 2 ** 20, (app) => {
-      const held = app.memory.budget.reserve(64 * 2 ** 20, false, 0);
-      assert.ok(!(held instanceof Promise));
-    });
+    await answersConform(
+      t,
+      {},
+      [
+        [['POST', '/api/sort', big], 413],
+        [['POST', '/api/toString', big], 413],
+      ],
+      64 * 2 ** 20,
+    );
+    await answersConform(
+      t,
+      {},
+      BODY_PATHS.map((path): [Request, number] => [['POST', path, '{"input":1,"number":1,"array":[]}'], 503]),
+      64 * 2 ** 20,
+      (app) => {
+        const held = app.memory.budget.reserve(64 * 2 ** 20, false, 0);
+        assert.ok(!(held instanceof Promise));
+      },
+    );
   });
 
   test('429 with Retry-After past RATE_LIMIT_MAX, on body and path operations', async (t) => {

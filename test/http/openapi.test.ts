@@ -44,7 +44,10 @@ describe('GET /api/openapi.json', () => {
   test('comes from the schemas that validate: the request schemas are the route schemas', async (t) => {
     const app = await build(t);
     const document = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json<Document>();
-    const sort = document.paths['/api/sort']?.post?.requestBody?.content['application/json']?.schema as { required: string[]; properties: Record<string, unknown> };
+    const sort = document.paths['/api/sort']?.post?.requestBody?.content['application/json']?.schema as {
+      required: string[];
+      properties: Record<string, unknown>;
+    };
     assert.deepEqual(sort.required, ['input']);
     assert.deepEqual(Object.keys(sort.properties), ['input', 'order', 'locale']);
   });
@@ -75,7 +78,9 @@ describe('GET /api/openapi.json', () => {
     const directory = mkdtempSync(join(tmpdir(), 'openapi-'));
     const file = join(directory, 'openapi.json');
     writeFileSync(file, (await app.inject({ method: 'GET', url: '/api/openapi.json' })).body);
-    const { stdout } = await promisify(execFile)('node_modules/.bin/redocly', ['lint', file, '--format=json'], { env: { ...process.env, REDOCLY_TELEMETRY: 'off', NO_COLOR: '1' } });
+    const { stdout } = await promisify(execFile)('node_modules/.bin/redocly', ['lint', file, '--format=json'], {
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', NO_COLOR: '1' },
+    });
     const report = JSON.parse(stdout) as { totals: { errors: number; warnings: number }; problems: unknown[] };
     assert.deepEqual(report.totals, { ...report.totals, errors: 0, warnings: 0 }, JSON.stringify(report.problems, null, 2));
   });

@@ -214,7 +214,9 @@ describe('POST /api/toString', () => {
   });
   test('{"input":1e400} is 400: no canonical form', async (t) => {
     const app = await build(t);
-    assertProblem(await post(app, '/api/toString', '{"input":1e400}'), 400, '/input is a number beyond the range of a double, which has no canonical form', ['/input']);
+    assertProblem(await post(app, '/api/toString', '{"input":1e400}'), 400, '/input is a number beyond the range of a double, which has no canonical form', [
+      '/input',
+    ]);
   });
   test('a lone surrogate inside an object is 400 at its pointer', async (t) => {
     const app = await build(t);
@@ -246,7 +248,11 @@ describe('POST /api/stringSplit', () => {
     [{ input: { string: 5 } }, '/input/string', '/input/string must be a string'],
     [{ input: { string: 'a', seperator: null } }, '/input/seperator', '/input/seperator must be a string'],
     [{ input: { string: 'a', separator: 1 } }, '/input/separator', '/input/separator must be a string'],
-    [{ input: { string: 'a', seperator: ',', separator: ';' } }, '/input/separator', '/input/separator differs from /input/seperator; send one of them, or both equal'],
+    [
+      { input: { string: 'a', seperator: ',', separator: ';' } },
+      '/input/separator',
+      '/input/separator differs from /input/seperator; send one of them, or both equal',
+    ],
   ];
   for (const [body, pointer, detail] of BAD) {
     test(`${JSON.stringify(body)} is 400 at ${pointer}`, async (t) => {
@@ -256,13 +262,13 @@ describe('POST /api/stringSplit', () => {
   }
   test('a 1 MiB string split by "" answers in well under a second', async (t) => {
     const app = await build(t);
-    const string = '👍🏽 héllo wörld 中文 '.repeat(1024 * 1024 / 22);
+    const string = '👍🏽 héllo wörld 中文 '.repeat((1024 * 1024) / 22);
     const body = JSON.stringify({ input: { string, seperator: '' } });
     // Warm-up on a 64 KiB string, so that the measure is of the running service, not of the JIT.
     let response = await post(app, '/api/stringSplit', { input: { string: string.slice(0, 65536), seperator: '' } });
     const elapsed = await cpuMillis(async () => (response = await post(app, '/api/stringSplit', body)));
     assert.equal(response.statusCode, 200);
-    assert.equal((response.json<{ ret: string[] }>()).ret.join(''), string);
+    assert.equal(response.json<{ ret: string[] }>().ret.join(''), string);
     assert.ok(elapsed < 1000, `${elapsed.toFixed(0)} ms`);
   });
 });
@@ -276,8 +282,10 @@ describe('every operation answers as its core function does (property)', () => {
         assert.deepEqual((await post(app, '/api/isNumber', { input })).json(), { ret: isNumber(input) });
         const canonical = await post(app, '/api/toString', { input });
         assert.deepEqual(canonical.json(), { ret: toString(input) });
-        if (Array.isArray(input)) assert.deepEqual((await post(app, '/api/sort', { input })).json(), { sortedArray: JSON.parse(JSON.stringify(sort(input))) as unknown });
-        if (typeof input === 'string') assert.deepEqual((await post(app, '/api/stringSplit', { input: { string: input, seperator: '' } })).json(), { ret: stringSplit(input, '') });
+        if (Array.isArray(input))
+          assert.deepEqual((await post(app, '/api/sort', { input })).json(), { sortedArray: JSON.parse(JSON.stringify(sort(input))) as unknown });
+        if (typeof input === 'string')
+          assert.deepEqual((await post(app, '/api/stringSplit', { input: { string: input, seperator: '' } })).json(), { ret: stringSplit(input, '') });
         if (typeof input === 'number' && Number.isInteger(input)) assert.deepEqual((await post(app, '/api/isEven', { input })).json(), { ret: isEven(input) });
       }),
       { numRuns: 200 },

@@ -118,7 +118,11 @@ describe('paths', () => {
   });
   test('a malformed percent-encoding is 400', async (t) => {
     const app = await build(t);
-    assertProblem(await app.inject({ method: 'GET', url: '/api/isNumber/%ZZ' }), 400, 'The request path is not a valid URL: it has a malformed percent-encoding');
+    assertProblem(
+      await app.inject({ method: 'GET', url: '/api/isNumber/%ZZ' }),
+      400,
+      'The request path is not a valid URL: it has a malformed percent-encoding',
+    );
   });
 });
 
@@ -130,7 +134,14 @@ describe('request bodies (docs/behaviour.md §1)', () => {
       assertOk(await post(app, '/api/isOdd', { input: 3 }, { 'content-type': type }), { ret: true });
     });
   }
-  const MEDIA_TYPES_REFUSED = ['text/plain', 'application/x-www-form-urlencoded', 'application/problem+json', 'application/jsonx', 'text/json', 'multipart/form-data; boundary=x'];
+  const MEDIA_TYPES_REFUSED = [
+    'text/plain',
+    'application/x-www-form-urlencoded',
+    'application/problem+json',
+    'application/jsonx',
+    'text/json',
+    'multipart/form-data; boundary=x',
+  ];
   for (const type of MEDIA_TYPES_REFUSED) {
     test(`Content-Type: ${type} is 415`, async (t) => {
       const app = await build(t);
@@ -143,7 +154,11 @@ describe('request bodies (docs/behaviour.md §1)', () => {
   }
   test('a charset other than UTF-8 is 415', async (t) => {
     const app = await build(t);
-    assertProblem(await post(app, '/api/isOdd', { input: 3 }, { 'content-type': 'application/json; charset=latin1' }), 415, 'The request body must be UTF-8 JSON; charset latin1 is not accepted');
+    assertProblem(
+      await post(app, '/api/isOdd', { input: 3 }, { 'content-type': 'application/json; charset=latin1' }),
+      415,
+      'The request body must be UTF-8 JSON; charset latin1 is not accepted',
+    );
   });
   test('a body without Content-Type is 415', async (t) => {
     const app = await build(t);
