@@ -1,7 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
 import { getHeapStatistics } from 'node:v8';
 import { ConfigError, formatBytes, loadConfig, workerCount, type Config } from './config.js';
-import { collectGarbage } from './http/collect-garbage.js';
 import { detectMemoryLimit, processShare } from './memory-limit.js';
 import { serveClusterMetrics } from './http/metrics.js';
 import { DOCS_PATH } from './http/openapi.js';
@@ -86,9 +85,9 @@ async function serve(config: Config, workers: number): Promise<void> {
   }
 
   await app.memory.pool.warm();
-  // What building the app left behind (schemas compiled, modules read) is garbage from here on:
-  // collected once, the process starts serving with the memory it needs, not what it needed to start.
-  collectGarbage();
+  // No full collection here (there was one): forced before the request path has run, it left every
+  // later request about a sixth dearer (process.nextTick's tick objects built through V8's slow path
+  // for the life of the process; bench/results/ab/startup-gc.md) and gave back no RSS.
   const address = await app.listen({ port: config.port, host: config.host });
   const memory = app.memory.describe();
   app.log.info({ address, docs: `${address}${DOCS_PATH}`, memory }, 'listening');
