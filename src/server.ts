@@ -19,6 +19,7 @@ import { logAndCountAnswers, requestIdOf } from './http/access-log.js';
 import { registerProbes, type Lifecycle } from './http/probes.js';
 import { API_HEADERS, protect } from './http/protection.js';
 import { addFixedHeaders } from './http/response-headers.js';
+import { lazyChildLogger } from './http/request-logger.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -133,6 +134,7 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
     logger: options.logger ?? loggerFor(config),
     // Access-log lines come from access-log.ts, as ACCESS_LOG says, instead of Fastify's two per request.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
+    childLoggerFactory: lazyChildLogger,
     requestIdHeader: false,
     genReqId: requestIdOf,
     bodyLimit: config.bodyLimit,

@@ -23,6 +23,18 @@ declare module 'fastify' {
 // late enough that a burst of large requests pays for one collection.
 const GC_AFTER_LARGE_MS = 1_000;
 
+const HELD = Symbol('reservation held by this response');
+type HeldResponse = FastifyReply['raw'] & { [HELD]?: Reservation };
+
+function release(this: HeldResponse): void {
+  this[HELD]?.release();
+}
+
+function releaseLarge(this: HeldResponse): void {
+  this[HELD]?.release();
+  collectGarbageSoon(GC_AFTER_LARGE_MS);
+}
+
 export interface AdmissionOptions {
   readonly budget: MemoryBudget;
   /** The process's share of MEMORY_LIMIT, for the messages. */
@@ -69,7 +81,9 @@ export function admitByMemory(app: FastifyInstance, options: AdmissionOptions): 
       // A client that went away while waiting has no answer to hold memory for.
       if (request.raw.socket.destroyed) return (reservation.release(), done());
       request.reservation = reservation;
-      reply.raw.once('close', large ? () => (reservation.release(), collectGarbageSoon(GC_AFTER_LARGE_MS)) : () => reservation.release());
+      // 'close' comes once: plain listeners shared by every request, the reservation found on the response.
+      (reply.raw as HeldResponse)[HELD] = reservation;
+      reply.raw.on('close', large ? releaseLarge : release);
       if (request.headers.expect?.toLowerCase() === '100-continue') reply.raw.writeContinue();
       done();
     };

@@ -83,23 +83,13 @@ export class MemoryBudget {
 
   private take(bytes: number): Reservation {
     this.reservedBytes += bytes;
-    let held = bytes;
-    return {
-      get bytes() {
-        return held;
-      },
-      shrink: (lower: number) => {
-        if (lower >= held) return;
-        this.reservedBytes -= held - lower;
-        held = lower;
-        this.admitWaiting();
-      },
-      release: () => {
-        this.reservedBytes -= held;
-        held = 0;
-        this.admitWaiting();
-      },
-    };
+    return new HeldBytes(this, bytes);
+  }
+
+  /** Called by a reservation that gives back `bytes` of what it held. */
+  giveBack(bytes: number): void {
+    this.reservedBytes -= bytes;
+    this.admitWaiting();
   }
 
   /**
@@ -119,5 +109,30 @@ export class MemoryBudget {
       clearTimeout(waiter.timer);
       waiter.admit(this.take(waiter.bytes));
     }
+  }
+}
+
+// A class, not an object literal with a getter and two closures: one is made for every request to a body operation.
+class HeldBytes implements Reservation {
+  constructor(
+    private readonly budget: MemoryBudget,
+    private held: number,
+  ) {}
+
+  get bytes(): number {
+    return this.held;
+  }
+
+  shrink(lower: number): void {
+    if (lower >= this.held) return;
+    const freed = this.held - lower;
+    this.held = lower;
+    this.budget.giveBack(freed);
+  }
+
+  release(): void {
+    const freed = this.held;
+    this.held = 0;
+    this.budget.giveBack(freed);
   }
 }

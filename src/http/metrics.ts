@@ -54,14 +54,21 @@ class RouteCell {
  * The difference is measured in bench/results/ab (tricks.md against plain-metrics.md).
  */
 class RequestStats {
-  private readonly cells = new Map<string, RouteCell>();
+  // By method, then route template, then status: the three are looked up as they come, with no key built per request.
+  private readonly byMethod = new Map<string, Map<string, Map<number, RouteCell>>>();
+  /** Every cell, in the order first seen. */
+  private readonly cells: RouteCell[] = [];
 
   observe(method: string, route: string, status: number, seconds: number): void {
-    const key = `${method} ${route} ${status}`;
-    let cell = this.cells.get(key);
+    let byRoute = this.byMethod.get(method);
+    if (byRoute === undefined) this.byMethod.set(method, (byRoute = new Map<string, Map<number, RouteCell>>()));
+    let byStatus = byRoute.get(route);
+    if (byStatus === undefined) byRoute.set(route, (byStatus = new Map<number, RouteCell>()));
+    let cell = byStatus.get(status);
     if (cell === undefined) {
       cell = new RouteCell({ method, route, status: String(status) });
-      this.cells.set(key, cell);
+      byStatus.set(status, cell);
+      this.cells.push(cell);
     }
     cell.count++;
     cell.sum += seconds;
@@ -75,7 +82,7 @@ class RequestStats {
     help: 'HTTP requests answered',
     type: 'counter',
     aggregator: 'sum',
-    get: async () => ({ ...this.counter, values: [...this.cells.values()].map((cell) => ({ labels: { ...cell.labels }, value: cell.count })) }),
+    get: async () => ({ ...this.counter, values: this.cells.map((cell) => ({ labels: { ...cell.labels }, value: cell.count })) }),
   };
 
   readonly histogram = {
@@ -83,7 +90,7 @@ class RequestStats {
     help: 'Time from request to response',
     type: 'histogram',
     aggregator: 'sum',
-    get: async () => ({ ...this.histogram, values: [...this.cells.values()].flatMap((cell) => histogramValues(this.histogram.name, cell)) }),
+    get: async () => ({ ...this.histogram, values: this.cells.flatMap((cell) => histogramValues(this.histogram.name, cell)) }),
   };
 }
 
