@@ -128,41 +128,25 @@ function refuseForNow(reply: FastifyReply, retryAfter: string): void {
   sendProblem(reply, problemOf(503, LIMIT_TEXTS.memoryNow));
 }
 
+/** A gauge read from the budget when `/metrics` is scraped. */
+function gaugeOf(name: string, help: string, read: () => number): Gauge {
+  return new Gauge({
+    name,
+    help,
+    registers: [],
+    collect() {
+      this.set(read());
+    },
+  });
+}
+
 /** The budget in `/metrics`: its size, what is reserved, and how many requests waited or were refused. */
 export function budgetMetrics(budget: MemoryBudget, memoryLimit: number): Metric[] {
   return [
-    new Gauge({
-      name: 'memory_limit_bytes',
-      help: "This process's share of MEMORY_LIMIT",
-      registers: [],
-      collect() {
-        this.set(memoryLimit);
-      },
-    }),
-    new Gauge({
-      name: 'memory_budget_capacity_bytes',
-      help: 'Memory requests may reserve in all',
-      registers: [],
-      collect() {
-        this.set(budget.capacity);
-      },
-    }),
-    new Gauge({
-      name: 'memory_budget_reserved_bytes',
-      help: 'Memory reserved by requests being answered',
-      registers: [],
-      collect() {
-        this.set(budget.reserved);
-      },
-    }),
-    new Gauge({
-      name: 'memory_budget_waiting_requests',
-      help: 'Requests waiting for room in the memory budget',
-      registers: [],
-      collect() {
-        this.set(budget.waiting);
-      },
-    }),
+    gaugeOf('memory_limit_bytes', "This process's share of MEMORY_LIMIT", () => memoryLimit),
+    gaugeOf('memory_budget_capacity_bytes', 'Memory requests may reserve in all', () => budget.capacity),
+    gaugeOf('memory_budget_reserved_bytes', 'Memory reserved by requests being answered', () => budget.reserved),
+    gaugeOf('memory_budget_waiting_requests', 'Requests waiting for room in the memory budget', () => budget.waiting),
     new Counter({
       name: 'memory_budget_waits_total',
       help: 'Requests that had to wait for room',

@@ -49,7 +49,7 @@ class RouteCell {
 /**
  * The request counter and latency histogram. prom-client's own `Counter.inc(labels)` and
  * `Histogram.observe(labels)` build and check a label key on every call; here a request costs
- * one Map lookup and a few additions, and the prom-client metric shape (`get()`) is produced only
+ * three Map lookups (method, route, status) and a few additions, and the prom-client metric shape (`get()`) is produced only
  * when scraped, so prom-client's registries format and (in a cluster) sum them as their own.
  * The difference is measured in bench/results/ab (tricks.md against plain-metrics.md).
  */
