@@ -36,6 +36,8 @@ const SHAPES: Record<string, (bytes: number) => string> = {
   commas: (bytes) => JSON.stringify('a,'.repeat(Math.min(Math.ceil(bytes / 2), MAX_ELEMENTS - 1)) + 'a'),
   zeros: (bytes) => `[${list(bytes, () => '0', Infinity)}]`,
   smallObjects: (bytes) => `[${list(bytes, (i) => `{"k":${i % 10}}`, Infinity)}]`,
+  // Keys out of canonical order: toString writes a sorted copy of each object.
+  unsortedObjects: (bytes) => `[${list(bytes, (i) => `{"v":${i % 10},"k":0}`, Infinity)}]`,
   padding: (bytes) => `2,"padding":[${list(bytes, () => '0', Infinity)}]`,
   longString: (bytes) => JSON.stringify('7'.repeat(bytes)),
 };
@@ -43,7 +45,7 @@ const SHAPES: Record<string, (bytes: number) => string> = {
 /** The shapes that matter for each operation (the others only parse and drop the body). */
 export const SHAPES_OF: Readonly<Record<OperationId, readonly string[]>> = {
   sort: ['numbers', 'doubles', 'strings', 'objects', 'mixed'],
-  toString: ['zeros', 'smallObjects', 'strings'],
+  toString: ['zeros', 'smallObjects', 'unsortedObjects', 'strings'],
   stringSplit: ['ascii', 'emoji', 'commas'],
   isNumber: ['padding', 'longString'],
   isEven: ['padding'],

@@ -102,6 +102,37 @@ describe('toString', () => {
     for (const s of ['plain', 'a"b', 'a\\b', '\u0000', '\u001f', '\u007f', '\u2028', '😀', 'é✓']) assert.equal(toString([s]), `[${JSON.stringify(s)}]`, s);
   });
 
+  test('property: the text is that of a plain recursive writer, keys that are indexes, __proto__ and escapes included', () => {
+    // The definition written out once more, slowly: canonicalJson writes through JSON.stringify
+    // when it can, and this catches any value where that would differ.
+    const reference = (value: unknown): string => {
+      if (Array.isArray(value)) return `[${value.map(reference).join(',')}]`;
+      if (value !== null && typeof value === 'object') {
+        const keys = Object.keys(value).sort();
+        return `{${keys.map((key) => `${JSON.stringify(key)}:${reference((value as Record<string, unknown>)[key])}`).join(',')}}`;
+      }
+      return JSON.stringify(value);
+    };
+    const key = fc.oneof(fc.string(), fc.constantFrom('0', '1', '10', '9', '01', '4294967295', '-1', '__proto__', 'toJSON', '\\ud800', 'b', 'a'));
+    const { value } = fc.letrec<{ value: unknown }>((tie) => ({
+      value: fc.oneof(
+        { depthSize: 'small' },
+        fc.oneof(fc.string(), fc.constant('text \\ud83d\\ude00'), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean(), fc.constant(null)),
+        fc.array(tie('value')),
+        fc.dictionary(key, tie('value')),
+      ),
+    }));
+    fc.assert(
+      fc.property(value, (v) => assert.equal(toString(v as JsonValue), typeof v === 'string' ? v : reference(v))),
+      { numRuns: 2000 },
+    );
+  });
+
+  test('an object with a toJSON method is written by its own keys, as any object: JSON.stringify would call it', () => {
+    assert.equal(toString({ a: new Date(0) } as unknown as JsonValue), '{"a":{}}');
+    assert.equal(toString([{ toJSON: 1, b: 2 }]), '[{"b":2,"toJSON":1}]');
+  });
+
   test('property: the canonical text parses back to an equal value, and equal values give one text', () => {
     fc.assert(
       fc.property(fc.jsonValue({ noUnicodeString: false }), (value) => {
