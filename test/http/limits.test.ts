@@ -123,6 +123,7 @@ describe('limits (docs/behaviour.md §3), each at its edge', () => {
     test('objects count as arrays do, and brackets inside strings do not count', async (t) => {
       const app = await build(t, { maxDepth: 2 });
       assertOk(await post(app, '/api/toString', '{"input":{"a":{"b":"[[[[{{{{"}}}'), { ret: '{"a":{"b":"[[[[{{{{"}}' });
+      assertOk(await post(app, '/api/toString', '{"input":{"a":"é\\\\","b":"\\"[[["}}'), { ret: '{"a":"é\\\\","b":"\\"[[["}' });
       assertProblem(await post(app, '/api/toString', '{"input":{"a":{"b":{}}}}'), 413, '/input nests deeper than the limit of 2 levels (MAX_DEPTH)', [
         '/input',
       ]);
@@ -131,6 +132,9 @@ describe('limits (docs/behaviour.md §3), each at its edge', () => {
       const app = await build(t, { maxDepth: 2 });
       assertProblem(await post(app, '/api/isOdd', '{"input":3,"ex\\"tra/":[[[1]]]}'), 413, '/ex"tra~1 nests deeper than the limit of 2 levels (MAX_DEPTH)', [
         '/ex"tra~1',
+      ]);
+      assertProblem(await post(app, '/api/isOdd', '{"input":3,"clé ✓":[[[1]]]}'), 413, '/clé ✓ nests deeper than the limit of 2 levels (MAX_DEPTH)', [
+        '/clé ✓',
       ]);
     });
     test('100,000 levels are refused at once, without building them', async (t) => {
