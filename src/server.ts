@@ -6,7 +6,8 @@ import { detectMemoryLimit, processShare } from './memory-limit.js';
 import { admitByMemory, budgetMetrics, settleReservation, type AdmissionOptions } from './http/admission.js';
 import { MemoryBudget } from './http/memory-budget.js';
 import { createOffloadPool, type OffloadPool } from './http/offload.js';
-import { AJV_CUSTOM_OPTIONS } from './http/validation.js';
+import { AJV_CUSTOM_OPTIONS, validatorFactoryPassing } from './http/validation.js';
+import { OffloadedAnswer } from './http/operations.js';
 import { answerOtherMethods, recordRoutes } from './http/allowed-methods.js';
 import { checkCharset, createJsonBodyParser } from './http/json-body.js';
 import { DEFAULT_PREFIX, registerOpenApi } from './http/openapi.js';
@@ -157,6 +158,7 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
     onProtoPoisoning: 'ignore',
     onConstructorPoisoning: 'ignore',
     ajv: { customOptions: AJV_CUSTOM_OPTIONS },
+    schemaController: { compilersFactory: { buildValidator: validatorFactoryPassing((body) => body instanceof OffloadedAnswer) } },
     frameworkErrors: (error, _request, reply) => void sendProblem(reply, toProblem(error, config.bodyLimit)),
     clientErrorHandler: writeClientError,
   });

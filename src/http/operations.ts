@@ -300,13 +300,10 @@ export function sendAnswer(reply: FastifyReply, answer: object | JsonText): Fast
   return answer instanceof JsonText ? reply.type(JSON_CONTENT_TYPE).send(answer.text) : answer;
 }
 
-/** A route's answer worked out by the worker threads: sent as it is, before validation, which it has passed there. */
-function sendOffloadedAnswer(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
-  if (request.body instanceof OffloadedAnswer) return void reply.type(JSON_CONTENT_TYPE).send(request.body.json);
-  done();
-}
-
-/** Route options of a body operation: its config (admission, number source) and the hook for offloaded answers. */
-export function bodyRouteOptions(operation: OperationId) {
-  return { config: { operation }, preValidation: sendOffloadedAnswer };
+/**
+ * Sends a body's answer worked out in the worker threads, if it was: the JSON parser gave it as
+ * the body, and validation let it through (validatorFactoryPassing); undefined for any other body.
+ */
+export function sendOffloadedAnswer(request: FastifyRequest, reply: FastifyReply): FastifyReply | undefined {
+  return request.body instanceof OffloadedAnswer ? reply.type(JSON_CONTENT_TYPE).send(request.body.json) : undefined;
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyPluginAsync, RouteShorthandOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Limits } from './field-rules.js';
-import { bodyRouteOptions, CURRENT_OPERATION_IDS, OPERATIONS, sendAnswer, type Operation, type OperationId } from './operations.js';
+import { CURRENT_OPERATION_IDS, OPERATIONS, sendAnswer, sendOffloadedAnswer, type Operation, type OperationId } from './operations.js';
 import { jsonResponse, NumberParamsSchema, problemResponses } from './schemas.js';
 
 /**
@@ -15,14 +15,14 @@ const serializeNatively = { serializerCompiler: () => (data: unknown) => JSON.st
 export const resultResponse = (operation: Operation) => jsonResponse(operation.resultDescription, operation.result);
 
 /**
- * Registers `POST <path>` for an operation of the table: admission and offloading by its id
- * (bodyRouteOptions), its body schema, its documented answers, and its answer.
+ * Registers `POST <path>` for an operation of the table: its id in the route's config (admission,
+ * offloading, the number source), its body schema, its documented answers, and its answer.
  */
 export function postOperation(app: FastifyInstance, id: OperationId, limits: Limits, schema: { response200: object; extra?: object }): void {
   const operation = OPERATIONS[id] as Operation;
   const options: RouteShorthandOptions = {
     ...(operation.largeResult === true ? serializeNatively : {}),
-    ...bodyRouteOptions(id),
+    config: { operation: id },
     schema: {
       operationId: id,
       summary: operation.summary,
@@ -35,7 +35,12 @@ export function postOperation(app: FastifyInstance, id: OperationId, limits: Lim
   };
   app
     .withTypeProvider<TypeBoxTypeProvider>()
-    .post(operation.path, options, async (request, reply) => sendAnswer(reply, operation.answer(request.body, { limits, numberSource: request.numberSource })));
+    .post(
+      operation.path,
+      options,
+      async (request, reply) =>
+        sendOffloadedAnswer(request, reply) ?? sendAnswer(reply, operation.answer(request.body, { limits, numberSource: request.numberSource })),
+    );
 }
 
 /** The current operations (docs/behaviour.md §2), under the prefix they are registered with: one POST each, and a GET where the table has a path form. */
