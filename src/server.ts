@@ -1,5 +1,4 @@
 import { availableParallelism } from 'node:os';
-import pino from 'pino';
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { DEFAULT_CONFIG, formatBytes, workerCount, type Config } from './config.js';
 import { detectMemoryLimit, processShare } from './memory-limit.js';
@@ -21,6 +20,7 @@ import { registerProbes, type Lifecycle } from './http/probes.js';
 import { API_HEADERS, protect } from './http/protection.js';
 import { addFixedHeaders } from './http/response-headers.js';
 import { lazyChildLogger } from './http/request-logger.js';
+import { bufferedStdout } from './buffered-stdout.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -96,24 +96,6 @@ function loggerFor(config: Config): FastifyServerOptions['logger'] {
   const base = { level: config.logLevel } as const;
   if (config.logFormat === 'pretty') return { ...base, transport: { target: 'pino-pretty' } };
   return config.logFlushMs === 0 ? base : { ...base, stream: bufferedStdout(config.logFlushMs) };
-}
-
-// One write(2) per log line would cost a system call per request: lines are gathered up to this
-// size instead, and written at least every LOG_FLUSH_MS.
-const LOG_BUFFER_BYTES = 4096;
-const stdoutStreams = new Map<number, pino.DestinationStream>();
-
-/**
- * Standard output through a buffer, one per process and interval, however many apps are built.
- * pino writes what is left synchronously when the process exits, crash or not (SIGKILL excepted).
- */
-function bufferedStdout(flushMs: number): pino.DestinationStream {
-  let stream = stdoutStreams.get(flushMs);
-  if (stream === undefined) {
-    stream = pino.destination({ dest: 1, sync: false, minLength: LOG_BUFFER_BYTES, periodicFlush: flushMs });
-    stdoutStreams.set(flushMs, stream);
-  }
-  return stream;
 }
 
 /**

@@ -1,0 +1,73 @@
+import pino from 'pino';
+
+// One write(2) per log line would cost a system call per request: lines are gathered up to this
+// size instead, and written at least every LOG_FLUSH_MS.
+export const LOG_BUFFER_BYTES = 4096;
+
+// sonic-boom's own fields, missing from its type declarations.
+type SonicBoom = ReturnType<typeof pino.destination> & { readonly destroyed: boolean; readonly fd: number };
+
+/**
+ * Lines gathered in an array and handed to `target` (pino's asynchronous destination, sonic-boom)
+ * as one string once they reach `LOG_BUFFER_BYTES`, every `flushMs`, and on exit. sonic-boom can
+ * buffer by itself (`minLength`), but it appends each line to one string and measures that
+ * string's UTF-8 length on every write, which copies the whole buffer per line
+ * (bench/micro/log-destination.mjs, bench/results/ab/log-destination.md).
+ */
+class LineBatch implements pino.DestinationStream {
+  #lines: string[] = [];
+  #length = 0;
+
+  constructor(private readonly target: SonicBoom) {}
+
+  write(line: string): void {
+    this.#lines.push(line);
+    // Characters, not bytes: a threshold, not a limit.
+    this.#length += line.length;
+    if (this.#length >= LOG_BUFFER_BYTES) this.handOver();
+  }
+
+  /** Gives what is gathered to the destination, which starts writing it at once. */
+  handOver(): void {
+    if (this.#length === 0 || this.target.destroyed) return;
+    const text = this.#lines.length === 1 ? this.#lines[0]! : this.#lines.join('');
+    this.#lines = [];
+    this.#length = 0;
+    this.target.write(text);
+  }
+
+  /** pino's `logger.flush()`. */
+  flush(callback?: (error?: Error) => void): void {
+    this.handOver();
+    this.target.flush(callback);
+  }
+
+  flushSync(): void {
+    this.handOver();
+    if (!this.target.destroyed && this.target.fd >= 0) this.target.flushSync();
+  }
+}
+
+const streams = new Map<number, LineBatch>();
+
+/**
+ * Standard output through a buffer, one per process and interval however many apps are built:
+ * lines wait at most `flushMs` and are written synchronously when the process exits, crash or
+ * not (SIGKILL excepted).
+ *
+ * @example
+ * const logger = pino({ level: 'info' }, bufferedStdout(250));
+ */
+export function bufferedStdout(flushMs: number): pino.DestinationStream {
+  let stream = streams.get(flushMs);
+  if (stream === undefined) {
+    // minLength 0: each hand-over is written at once; the batching is LineBatch's.
+    const batch = new LineBatch(pino.destination({ dest: 1, sync: false, minLength: 0 }) as SonicBoom);
+    setInterval(() => batch.handOver(), flushMs).unref();
+    // 'exit' also comes after an uncaught exception; only synchronous writes happen then.
+    process.on('beforeExit', () => batch.handOver());
+    process.on('exit', () => batch.flushSync());
+    streams.set(flushMs, (stream = batch));
+  }
+  return stream;
+}
