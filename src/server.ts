@@ -174,7 +174,7 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
   };
   // The callback form: an async parser would cost a promise and a microtask per request.
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request: FastifyRequest, body: Buffer, done) => {
-    const operation = request.routeOptions.config.operation;
+    const { operation } = request;
     const offloaded = operation !== undefined && body.length > config.offloadBodyBytes;
     let parsed: unknown;
     try {

@@ -12,6 +12,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The memory this request holds in the budget, from admission until its answer is written. */
     reservation: Reservation | undefined;
+    /** The body operation of the request's route, set on admission; what the body parser reads. */
+    operation: OperationId | undefined;
   }
   interface FastifyContextConfig {
     /** The body operation a route answers: its memory is estimated and admitted by it. */
@@ -58,41 +60,46 @@ export function admitByMemory(app: FastifyInstance, options: AdmissionOptions): 
   const { budget, bodyLimit, offloadBodyBytes, admissionWaitMs } = options;
   const retryAfter = String(Math.max(1, Math.ceil(admissionWaitMs / 1000)));
   app.decorateRequest('reservation', undefined);
+  app.decorateRequest('operation', undefined);
 
   // Without a listener Node answers `100 Continue` by itself; with one, the request goes on to
   // Fastify and the admission below sends it once the body is welcome (RFC 9110 §10.1.1).
   app.server.on('checkContinue', (request, response) => app.server.emit('request', request, response));
 
   // A route-level hook on the body operations only: other routes (probes, GET operations) pay nothing.
-  const admit: onRequestHookHandler = (request, reply, done) => {
-    const operation = request.routeOptions.config.operation as OperationId;
-    const declared = Number(request.headers['content-length']);
-    if (declared > bodyLimit) return done(); // Fastify answers 413 without reading it
-    const chunked = Number.isNaN(declared);
-    const bodyBytes = chunked ? bodyLimit : declared;
-    const large = bodyBytes > offloadBodyBytes;
-    let bytes = estimatePeakBytes(operation, bodyBytes, large);
-    const ceiling = budget.ceiling(large);
-    if (bytes > ceiling) {
-      if (!chunked) return void sendProblem(closeAfterBody(request, reply), neverFits(bytes, bodyBytes, options));
-      bytes = ceiling; // as much as a request can ever have; checked again once the body is known
-    }
-    const admitted = (reservation: Reservation): void => {
-      // A client that went away while waiting has no answer to hold memory for.
-      if (request.raw.socket.destroyed) return (reservation.release(), done());
-      request.reservation = reservation;
-      // 'close' comes once: plain listeners shared by every request, the reservation found on the response.
-      (reply.raw as HeldResponse)[HELD] = reservation;
-      reply.raw.on('close', large ? releaseLarge : release);
-      if (request.headers.expect?.toLowerCase() === '100-continue') reply.raw.writeContinue();
-      done();
+  // Each route's own, with its operation at hand (`request.routeOptions` builds an object per read).
+  const admitFor =
+    (operation: OperationId): onRequestHookHandler =>
+    (request, reply, done) => {
+      request.operation = operation;
+      const declared = Number(request.headers['content-length']);
+      if (declared > bodyLimit) return done(); // Fastify answers 413 without reading it
+      const chunked = Number.isNaN(declared);
+      const bodyBytes = chunked ? bodyLimit : declared;
+      const large = bodyBytes > offloadBodyBytes;
+      let bytes = estimatePeakBytes(operation, bodyBytes, large);
+      const ceiling = budget.ceiling(large);
+      if (bytes > ceiling) {
+        if (!chunked) return void sendProblem(closeAfterBody(request, reply), neverFits(bytes, bodyBytes, options));
+        bytes = ceiling; // as much as a request can ever have; checked again once the body is known
+      }
+      const admitted = (reservation: Reservation): void => {
+        // A client that went away while waiting has no answer to hold memory for.
+        if (request.raw.socket.destroyed) return (reservation.release(), done());
+        request.reservation = reservation;
+        // 'close' comes once: plain listeners shared by every request, the reservation found on the response.
+        (reply.raw as HeldResponse)[HELD] = reservation;
+        reply.raw.on('close', large ? releaseLarge : release);
+        if (request.headers.expect?.toLowerCase() === '100-continue') reply.raw.writeContinue();
+        done();
+      };
+      const reserved = budget.reserve(bytes, large, admissionWaitMs);
+      if (!(reserved instanceof Promise)) return admitted(reserved);
+      reserved.then(admitted, () => refuseForNow(closeAfterBody(request, reply), retryAfter));
     };
-    const reserved = budget.reserve(bytes, large, admissionWaitMs);
-    if (!(reserved instanceof Promise)) return admitted(reserved);
-    reserved.then(admitted, () => refuseForNow(closeAfterBody(request, reply), retryAfter));
-  };
   app.addHook('onRoute', (route) => {
-    if (route.config?.operation !== undefined) route.onRequest = [...[route.onRequest ?? []].flat(), admit];
+    const operation = route.config?.operation;
+    if (operation !== undefined) route.onRequest = [...[route.onRequest ?? []].flat(), admitFor(operation)];
   });
 }
 
