@@ -167,6 +167,14 @@ export function markdownReport(report: BenchReport): string {
       lines.push(`| ${id} | service | baseline | ${fixed(toBaseline.mean, 2)} | ${fixed(toBaseline.low, 2)}–${fixed(toBaseline.high, 2)} | (for reference) |`);
   }
 
+  // A run of some parts only (--parts) leaves the others out rather than printing empty tables.
+  if (report.scaling.length > 0) lines.push(...scalingSection(report));
+  if (report.peakRss.length > 0) lines.push(...peakRssSection(report));
+  return `${lines.join('\n')}\n`;
+}
+
+function scalingSection(report: BenchReport): string[] {
+  const lines: string[] = [];
   lines.push(
     '',
     '## Sort scaling (one request at a time, median)',
@@ -194,6 +202,11 @@ export function markdownReport(report: BenchReport): string {
     });
   }
 
+  return lines;
+}
+
+function peakRssSection(report: BenchReport): string[] {
+  const lines: string[] = [];
   lines.push(
     '',
     '## Peak memory for a maximum-size body (fresh service each, VmHWM)',
@@ -204,5 +217,5 @@ export function markdownReport(report: BenchReport): string {
   for (const c of report.peakRss) {
     lines.push(`| ${c.name} | ${(c.bodyBytes / 1024 / 1024).toFixed(2)} MiB | ${c.status} | ${fixed(c.ms, 0)} | ${c.idleMiB} | ${c.peakMiB} |`);
   }
-  return `${lines.join('\n')}\n`;
+  return lines;
 }

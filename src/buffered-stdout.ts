@@ -12,7 +12,7 @@ type SonicBoom = ReturnType<typeof pino.destination> & { readonly destroyed: boo
  * as one string once they reach `LOG_BUFFER_BYTES`, every `flushMs`, and on exit. sonic-boom can
  * buffer by itself (`minLength`), but it appends each line to one string and measures that
  * string's UTF-8 length on every write, which copies the whole buffer per line
- * (bench/micro/log-destination.mjs, bench/results/ab/log-destination.md).
+ * (bench/micro/log-destination.ts, bench/results/ab/log-destination.md).
  */
 class LineBatch implements pino.DestinationStream {
   #lines: string[] = [];
