@@ -27,19 +27,13 @@ class LineBatch implements pino.DestinationStream {
     if (this.#length >= LOG_BUFFER_BYTES) this.handOver();
   }
 
-  /** Gives what is gathered to the destination, which starts writing it at once. */
+  /** Gives what is gathered to the destination, which starts writing it at once; a destroyed one gets nothing, and nothing piles up for it. */
   handOver(): void {
-    if (this.#length === 0 || this.target.destroyed) return;
-    const text = this.#lines.length === 1 ? this.#lines[0]! : this.#lines.join('');
+    if (this.#length === 0) return;
+    const text = this.#lines.join('');
     this.#lines = [];
     this.#length = 0;
-    this.target.write(text);
-  }
-
-  /** pino's `logger.flush()`. */
-  flush(callback?: (error?: Error) => void): void {
-    this.handOver();
-    this.target.flush(callback);
+    if (!this.target.destroyed) this.target.write(text);
   }
 
   flushSync(): void {

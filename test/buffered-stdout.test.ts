@@ -29,7 +29,7 @@ function run(script: string) {
 const lines = (text: string): number => text.split('\n').filter((line) => line.includes('"msg":"line ')).length;
 
 test('buffered stdout: lines are written once they fill the buffer, long before the flush interval', async (t) => {
-  // Each line is about 100 characters: enough of them to pass the buffer size, then the process waits.
+  // Each line is about 75 characters: LOG_BUFFER_BYTES / 60 of them pass the buffer size; then the process waits.
   const count = Math.ceil(LOG_BUFFER_BYTES / 60);
   const child = run(
     `for (let i = 0; i < ${count}; i++) logger.info('line ' + String(i).padStart(4, '0') + ' ' + 'x'.repeat(50)); setTimeout(() => {}, 20_000);`,
