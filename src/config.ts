@@ -141,7 +141,7 @@ export const SETTINGS = {
     env: 'LOG_FLUSH_MS',
     default: 250,
     accepts: 'a number of milliseconds from 0 to 10000',
-    meaning: 'Longest a JSON log line waits in a 4 KiB buffer before it is written; 0 writes every line at once. Buffered lines are written on exit',
+    meaning: 'Longest a JSON log line waits in a 64 KiB buffer before it is written; 0 writes every line at once. Buffered lines are written on exit',
     parse: integer(0, 10_000),
   }),
   bodyLimit: setting({

@@ -6,7 +6,7 @@
  *
  *   id       a request id (`ID=uuid` for crypto.randomUUID, else a per-process prefix and a counter)
  *   headers  x-request-id and the security headers, written with the answer
- *   log      one pino line per request, to stdout through a 4 KiB buffer (as the service's ACCESS_LOG=all)
+ *   log      one pino line per request, to stdout through sonic-boom's own 4 KiB buffer (the service's ACCESS_LOG=all, with pino's usual buffering)
  *   metrics  a prom-client counter and histogram by method, route and status
  *
  *   FEATURES=id,headers node bench/node-http-features/server.mjs
