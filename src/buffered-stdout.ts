@@ -19,8 +19,14 @@ type SonicBoom = ReturnType<typeof pino.destination> & { readonly destroyed: boo
 class LineBatch implements pino.DestinationStream {
   #lines: string[] = [];
   #length = 0;
+  /** Lines of the hand-over being given to the destination, which it may drop whole. */
+  #handing = 0;
+  dropped = 0;
 
-  constructor(private readonly target: SonicBoom) {}
+  constructor(private readonly target: SonicBoom) {
+    // sonic-boom drops a write that would take what it holds past its maxLength, synchronously.
+    target.on('drop', () => (this.dropped += this.#handing));
+  }
 
   write(line: string): void {
     this.#lines.push(line);
@@ -33,6 +39,7 @@ class LineBatch implements pino.DestinationStream {
   handOver(): void {
     if (this.#length === 0) return;
     const text = this.#lines.join('');
+    this.#handing = this.#lines.length;
     this.#lines = [];
     this.#length = 0;
     if (!this.target.destroyed) this.target.write(text);
@@ -44,26 +51,41 @@ class LineBatch implements pino.DestinationStream {
   }
 }
 
-const streams = new Map<number, LineBatch>();
+const streams = new Map<string, LineBatch>();
 
 /**
- * Standard output through a buffer, one per process and interval however many apps are built:
- * lines wait at most `flushMs` and are written synchronously when the process exits, crash or
- * not (SIGKILL excepted).
+ * Standard output through a buffer, one per process, interval and backlog however many apps are
+ * built: lines wait at most `flushMs` and are written synchronously when the process exits, crash
+ * or not (SIGKILL excepted). When standard output takes them more slowly than they come (a stalled
+ * log pipeline), at most `backlogBytes` of text waits; what comes beyond it is dropped, whole
+ * hand-overs at a time, and counted (`droppedLogLines`).
  *
  * @example
- * const logger = pino({ level: 'info' }, bufferedStdout(250));
+ * const logger = pino({ level: 'info' }, bufferedStdout(250, 8 * 1024 * 1024));
  */
-export function bufferedStdout(flushMs: number): pino.DestinationStream {
-  let stream = streams.get(flushMs);
+export function bufferedStdout(flushMs: number, backlogBytes: number): pino.DestinationStream {
+  const key = `${flushMs}/${backlogBytes}`;
+  let stream = streams.get(key);
   if (stream === undefined) {
     // minLength 0: each hand-over is written at once; the batching is LineBatch's.
-    const batch = new LineBatch(pino.destination({ dest: 1, sync: false, minLength: 0 }) as SonicBoom);
+    const batch = new LineBatch(pino.destination({ dest: 1, sync: false, minLength: 0, maxLength: backlogBytes }) as SonicBoom);
     setInterval(() => batch.handOver(), flushMs).unref();
     // 'exit' also comes after an uncaught exception; only synchronous writes happen then.
     process.on('beforeExit', () => batch.handOver());
     process.on('exit', () => batch.flushSync());
-    streams.set(flushMs, (stream = batch));
+    streams.set(key, (stream = batch));
   }
   return stream;
+}
+
+/**
+ * Log lines this process has dropped because standard output did not take them in time.
+ *
+ * @example
+ * droppedLogLines() //=> 0 while whatever reads standard output keeps up
+ */
+export function droppedLogLines(): number {
+  let dropped = 0;
+  for (const stream of streams.values()) dropped += stream.dropped;
+  return dropped;
 }

@@ -144,6 +144,14 @@ export const SETTINGS = {
     meaning: 'Longest a JSON log line waits in a 64 KiB buffer before it is written; 0 writes every line at once. Buffered lines are written on exit',
     parse: integer(0, 10_000),
   }),
+  logBacklogBytes: setting({
+    env: 'LOG_BACKLOG_BYTES',
+    default: 8 * MIB,
+    accepts: 'a number of bytes from 1 MiB to 1 GiB, or with a `KiB`/`MiB`/`GiB` suffix',
+    meaning:
+      'Most log text waiting for standard output when whatever reads it falls behind (with `LOG_FLUSH_MS` above 0); lines beyond it are dropped and counted in `log_lines_dropped_total`, so that a stalled log pipeline cannot exhaust memory',
+    parse: size(MIB, GIB),
+  }),
   bodyLimit: setting({
     env: 'BODY_LIMIT',
     default: 16 * MIB,

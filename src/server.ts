@@ -14,13 +14,13 @@ import { problemErrorHandler, problemOf, sendProblem, toProblem, writeClientErro
 import { legacyRoutes, markLegacyResponses } from './http/legacy.js';
 import { operationRoutes } from './http/routes.js';
 import { manageConnections } from './http/drain.js';
-import { createHttpMetrics } from './http/metrics.js';
+import { counterOf, createHttpMetrics } from './http/metrics.js';
 import { logAndCountAnswers, requestIdOf } from './http/access-log.js';
 import { registerProbes, type Lifecycle } from './http/probes.js';
 import { API_HEADERS, protect } from './http/protection.js';
 import { addFixedHeaders } from './http/response-headers.js';
 import { lazyChildLogger } from './http/request-logger.js';
-import { bufferedStdout } from './buffered-stdout.js';
+import { bufferedStdout, droppedLogLines } from './buffered-stdout.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -51,14 +51,16 @@ const MIB = 1024 * 1024;
 
 /**
  * The memory budget of this process: its share of MEMORY_LIMIT (docs/behaviour.md §3), less
- * what the process already uses, its pool threads and some headroom. Throws naming MEMORY_LIMIT
- * when nothing would be left for requests.
+ * what the process already uses, its pool threads, its log backlog and some headroom. Throws
+ * naming MEMORY_LIMIT when nothing would be left for requests.
  */
 function memorySetup(config: Config, fixedCapacity: number | undefined): MemorySetup {
   const detected = config.memoryLimit === 'auto' ? detectMemoryLimit() : undefined;
   const limit = processShare(detected?.bytes ?? (config.memoryLimit as number), workerCount(config));
   const threads = config.poolThreads === 'auto' ? Math.max(1, Math.floor(availableParallelism() / workerCount(config)) - 1) : config.poolThreads;
-  const used = process.memoryUsage().rss + threads * THREAD_BASE_BYTES;
+  // The log lines that may wait for a slow standard output (LOG_BACKLOG_BYTES) are memory requests cannot have.
+  const logBacklog = config.logFormat === 'json' && config.logFlushMs > 0 ? config.logBacklogBytes : 0;
+  const used = process.memoryUsage().rss + threads * THREAD_BASE_BYTES + logBacklog;
   const capacity = fixedCapacity ?? Math.floor((limit - used) * (1 - HEADROOM));
   if (capacity < 32 * MIB) {
     throw new RangeError(
@@ -95,7 +97,7 @@ export interface BuildOptions {
 function loggerFor(config: Config): FastifyServerOptions['logger'] {
   const base = { level: config.logLevel } as const;
   if (config.logFormat === 'pretty') return { ...base, transport: { target: 'pino-pretty' } };
-  return config.logFlushMs === 0 ? base : { ...base, stream: bufferedStdout(config.logFlushMs) };
+  return config.logFlushMs === 0 ? base : { ...base, stream: bufferedStdout(config.logFlushMs, config.logBacklogBytes) };
 }
 
 /**
@@ -153,6 +155,9 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
   const { isClosing } = manageConnections(app.server, config);
   const metrics = createHttpMetrics();
   for (const metric of budgetMetrics(memory.budget, memory.limit)) metrics.register(metric);
+  metrics.register(
+    counterOf('log_lines_dropped_total', 'Log lines dropped because standard output did not take them in time (LOG_BACKLOG_BYTES)', droppedLogLines),
+  );
   addFixedHeaders(app, {
     always: config.securityHeaders === 'on' ? API_HEADERS : {},
     corsOrigins: config.corsOrigins,

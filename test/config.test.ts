@@ -18,6 +18,7 @@ describe('loadConfig', () => {
       LOG_LEVEL: 'warn',
       LOG_FORMAT: 'pretty',
       LOG_FLUSH_MS: '0',
+      LOG_BACKLOG_BYTES: '1GiB',
       DRAIN_DELAY_MS: '0',
       SHUTDOWN_TIMEOUT_MS: '9000',
       SECURITY_HEADERS: 'off',
@@ -52,6 +53,7 @@ describe('loadConfig', () => {
       logLevel: 'warn',
       logFormat: 'pretty',
       logFlushMs: 0,
+      logBacklogBytes: 2 ** 30,
       drainDelayMs: 0,
       shutdownTimeoutMs: 9000,
       securityHeaders: 'off',
@@ -105,6 +107,14 @@ describe('loadConfig', () => {
     [{ SLOW_REQUEST_MS: '0' }, 'SLOW_REQUEST_MS="0" is invalid: it accepts milliseconds, an integer from 1'],
     [{ STRING_SPLIT_MAX_PARTS: '0' }, 'STRING_SPLIT_MAX_PARTS="0" is invalid: it accepts an integer from 1'],
     [{ LOG_FLUSH_MS: '20000' }, 'LOG_FLUSH_MS="20000" is invalid: it accepts a number of milliseconds from 0 to 10000'],
+    [
+      { LOG_BACKLOG_BYTES: '1048575' },
+      'LOG_BACKLOG_BYTES="1048575" is invalid: it accepts a number of bytes from 1 MiB to 1 GiB, or with a `KiB`/`MiB`/`GiB` suffix',
+    ],
+    [
+      { LOG_BACKLOG_BYTES: '1025MiB' },
+      'LOG_BACKLOG_BYTES="1025MiB" is invalid: it accepts a number of bytes from 1 MiB to 1 GiB, or with a `KiB`/`MiB`/`GiB` suffix',
+    ],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL="loud" is invalid: it accepts fatal, error, warn, info, debug, trace or silent'],
     [{ CORS_ORIGINS: ' , ' }, 'CORS_ORIGINS=" , " is invalid: it accepts `*`, `off`, or a comma-separated list of origins'],
     [{ HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '1000' }, 'HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS: the headers are part of the request'],
@@ -121,6 +131,11 @@ describe('loadConfig', () => {
       assert.throws(() => loadConfig(env), new ConfigError(message));
     });
   }
+
+  test('LOG_BACKLOG_BYTES takes its lowest value, 1 MiB, as bytes or with a suffix', () => {
+    assert.equal(loadConfig({ LOG_BACKLOG_BYTES: '1MiB' }).logBacklogBytes, 2 ** 20);
+    assert.equal(loadConfig({ LOG_BACKLOG_BYTES: '1048576' }).logBacklogBytes, 2 ** 20);
+  });
 
   test('every bad variable is named at once', () => {
     assert.throws(

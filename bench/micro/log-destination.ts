@@ -11,7 +11,7 @@ import { bufferedStdout } from '../../src/buffered-stdout.js';
 const line = `${JSON.stringify({ level: 30, time: Date.now(), pid: 1234, hostname: 'host-abc', requestId: 'J2zIBcgmmchA-1f3', method: 'POST', url: '/api/isEven', route: '/api/isEven', status: 200, ms: 0.42, msg: 'request' })}\n`;
 const destinations = {
   'sonic-boom minLength 4096': pino.destination({ dest: 1, sync: false, minLength: 4096 }),
-  bufferedStdout: bufferedStdout(250),
+  bufferedStdout: bufferedStdout(250, 8 * 1024 * 1024),
 };
 const LINES = 200_000;
 

@@ -7,6 +7,7 @@ import { MemoryBudget, type Reservation } from './memory-budget.js';
 import { estimatePeakBytes } from './memory-estimates.js';
 import { ProblemError, problemOf, sendProblem } from './problem.js';
 import { LIMIT_TEXTS } from './limit-texts.js';
+import { counterOf } from './metrics.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -154,15 +155,7 @@ export function budgetMetrics(budget: MemoryBudget, memoryLimit: number): Metric
     gaugeOf('memory_budget_capacity_bytes', 'Memory requests may reserve in all', () => budget.capacity),
     gaugeOf('memory_budget_reserved_bytes', 'Memory reserved by requests being answered', () => budget.reserved),
     gaugeOf('memory_budget_waiting_requests', 'Requests waiting for room in the memory budget', () => budget.waiting),
-    new Counter({
-      name: 'memory_budget_waits_total',
-      help: 'Requests that had to wait for room',
-      registers: [],
-      collect() {
-        this.reset();
-        this.inc(budget.waits);
-      },
-    }),
+    counterOf('memory_budget_waits_total', 'Requests that had to wait for room', () => budget.waits),
     new Counter({
       name: 'memory_budget_refusals_total',
       help: 'Requests refused for memory: 503 after waiting, or 413 because they could never fit',

@@ -1,5 +1,5 @@
 import cluster from 'node:cluster';
-import { AggregatorRegistry, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
+import { AggregatorRegistry, Counter, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
 
 /**
  * Prometheus metrics (https://github.com/siimon/prom-client): request counts and latency by
@@ -18,6 +18,24 @@ function processMetrics(): Registry {
     collectDefaultMetrics({ register: processRegistry });
   }
   return processRegistry;
+}
+
+/**
+ * A counter whose value is read from elsewhere when `/metrics` is scraped.
+ *
+ * @example
+ * metrics.register(counterOf('log_lines_dropped_total', 'Log lines dropped', droppedLogLines));
+ */
+export function counterOf(name: string, help: string, read: () => number): Counter {
+  return new Counter({
+    name,
+    help,
+    registers: [],
+    collect() {
+      this.reset();
+      this.inc(read());
+    },
+  });
 }
 
 export interface HttpMetrics {

@@ -69,6 +69,8 @@ describe('GET /metrics', () => {
     ]) {
       assert.match(text, new RegExp(`^${processMetric} `, 'm'), processMetric);
     }
+    // Nothing reads this process's buffered stdout slowly here (test/buffered-stdout.test.ts drops lines).
+    assert.match(text, /^log_lines_dropped_total 0$/m);
   });
 });
 
