@@ -70,8 +70,8 @@ export function bufferedStdout(flushMs: number, backlogBytes: number): pino.Dest
     // minLength 0: each hand-over is written at once; the batching is LineBatch's.
     const batch = new LineBatch(pino.destination({ dest: 1, sync: false, minLength: 0, maxLength: backlogBytes }) as SonicBoom);
     setInterval(() => batch.handOver(), flushMs).unref();
-    // 'exit' also comes after an uncaught exception; only synchronous writes happen then.
-    process.on('beforeExit', () => batch.handOver());
+    // 'exit' comes whenever Node ends the process itself: the event loop ran out, process.exit(),
+    // an uncaught exception (not SIGKILL or another unhandled signal); only synchronous writes happen then.
     process.on('exit', () => batch.flushSync());
     streams.set(key, (stream = batch));
   }

@@ -27,7 +27,8 @@ function run(script: string, { backlogBytes = 8 * 1024 * 1024, readStdout = true
   const read = () => child.stdout.on('data', (chunk) => (stdout += chunk));
   if (readStdout) read();
   child.stderr.on('data', (chunk) => (stderr += chunk));
-  const exited = once(child, 'exit').then(([code]) => code as number | null);
+  // 'close', not 'exit': by then all of stdout has been read.
+  const exited = once(child, 'close').then(([code]) => code as number | null);
   return { output: () => stdout, errors: () => stderr, readStdout: read, exited, kill: () => child.kill('SIGKILL') };
 }
 
@@ -52,6 +53,13 @@ test('buffered stdout: lines still in the buffer are written when the process di
   const child = run(`for (let i = 0; i < 3; i++) logger.info('line ' + i); setTimeout(() => { throw new Error('boom'); }, 50);`);
   t.after(child.kill);
   assert.equal(await child.exited, 1);
+  assert.equal(lines(child.output()), 3);
+});
+
+test('buffered stdout: lines still in the buffer are written when the process ends because nothing is left to do', async (t) => {
+  const child = run(`for (let i = 0; i < 3; i++) logger.info('line ' + i);`);
+  t.after(child.kill);
+  assert.equal(await child.exited, 0);
   assert.equal(lines(child.output()), 3);
 });
 
