@@ -1,4 +1,5 @@
-import pino from 'pino';
+import type pino from 'pino';
+import sonicBoom, { type SonicBoom, type SonicBoomOpts } from 'sonic-boom';
 
 // One write(2) per log line would cost a system call per request: lines are gathered up to this
 // size instead, and written at least every LOG_FLUSH_MS. Each write is also a hand-off to libuv's
@@ -6,14 +7,19 @@ import pino from 'pino';
 // (bench/results/ab/log-buffer-*.md).
 export const LOG_BUFFER_BYTES = 65_536;
 
+// sonic-boom waits 100 ms before each retry of a write to a full pipe: at exit, a second in all.
+const EXIT_WRITE_RETRIES = 10;
+
 // sonic-boom's own fields, missing from its type declarations.
-type SonicBoom = ReturnType<typeof pino.destination> & { readonly destroyed: boolean; readonly fd: number };
+type Destination = SonicBoom & { readonly destroyed: boolean; readonly fd: number };
+// sonic-boom is CommonJS (`module.exports = SonicBoom`); its declarations describe an ES default export.
+const Destination = sonicBoom as unknown as new (options: SonicBoomOpts) => Destination;
 
 /**
- * Lines gathered in an array and handed to `target` (pino's asynchronous destination, sonic-boom)
- * as one string once they reach `LOG_BUFFER_BYTES`, every `flushMs`, and on exit. sonic-boom can
- * buffer by itself (`minLength`), but it appends each line to one string and measures that
- * string's UTF-8 length on every write, which copies the whole buffer per line
+ * Lines gathered in an array and handed to `target` (sonic-boom, the asynchronous destination
+ * pino makes) as one string once they reach `LOG_BUFFER_BYTES`, every `flushMs`, and on exit.
+ * sonic-boom can buffer by itself (`minLength`), but it appends each line to one string and
+ * measures that string's UTF-8 length on every write, which copies the whole buffer per line
  * (bench/micro/log-destination.ts, bench/results/ab/log-destination.md).
  */
 class LineBatch implements pino.DestinationStream {
@@ -21,11 +27,16 @@ class LineBatch implements pino.DestinationStream {
   #length = 0;
   /** Lines of the hand-over being given to the destination, which it may drop whole. */
   #handing = 0;
+  /** Set once standard output has failed (closed: EPIPE); lines are then dropped and counted. */
+  #failed = false;
   dropped = 0;
 
-  constructor(private readonly target: SonicBoom) {
+  constructor(private readonly target: Destination) {
     // sonic-boom drops a write that would take what it holds past its maxLength, synchronously.
     target.on('drop', () => (this.dropped += this.#handing));
+    // Unheard, an 'error' would be an uncaught exception: a closed standard output must not end
+    // the service (pino's own destination gives up writing on EPIPE the same way).
+    target.on('error', () => (this.#failed = true));
   }
 
   write(line: string): void {
@@ -35,19 +46,20 @@ class LineBatch implements pino.DestinationStream {
     if (this.#length >= LOG_BUFFER_BYTES) this.handOver();
   }
 
-  /** Gives what is gathered to the destination, which starts writing it at once; a destroyed one gets nothing, and nothing piles up for it. */
+  /** Gives what is gathered to the destination, which starts writing it at once; nothing piles up for a failed or destroyed one. */
   handOver(): void {
     if (this.#length === 0) return;
     const text = this.#lines.join('');
     this.#handing = this.#lines.length;
     this.#lines = [];
     this.#length = 0;
-    if (!this.target.destroyed) this.target.write(text);
+    if (this.#failed || this.target.destroyed) this.dropped += this.#handing;
+    else this.target.write(text);
   }
 
   flushSync(): void {
     this.handOver();
-    if (!this.target.destroyed && this.target.fd >= 0) this.target.flushSync();
+    if (!this.#failed && !this.target.destroyed && this.target.fd >= 0) this.target.flushSync();
   }
 }
 
@@ -67,12 +79,34 @@ export function bufferedStdout(flushMs: number, backlogBytes: number): pino.Dest
   const key = `${flushMs}/${backlogBytes}`;
   let stream = streams.get(key);
   if (stream === undefined) {
-    // minLength 0: each hand-over is written at once; the batching is LineBatch's.
-    const batch = new LineBatch(pino.destination({ dest: 1, sync: false, minLength: 0, maxLength: backlogBytes }) as SonicBoom);
+    // Node makes a pipe on fd 1 non-blocking once process.stdout exists (the service's banner
+    // makes it anyway): a full pipe then answers EAGAIN, which can be given up at exit, instead
+    // of blocking a write, and with it the exit, for as long as nothing reads the pipe.
+    void process.stdout;
+    let exiting = false;
+    let exitRetries = 0;
+    // Made here rather than by pino.destination(), whose own exit hook would retry a full pipe forever.
+    const destination = new Destination({
+      fd: 1,
+      sync: false,
+      // 0: each hand-over is written at once; the batching is LineBatch's.
+      minLength: 0,
+      maxLength: backlogBytes,
+      // A full pipe is retried every 100 ms while the process runs; at exit EXIT_WRITE_RETRIES times.
+      retryEAGAIN: () => !exiting || ++exitRetries <= EXIT_WRITE_RETRIES,
+    });
+    const batch = new LineBatch(destination);
     setInterval(() => batch.handOver(), flushMs).unref();
     // 'exit' comes whenever Node ends the process itself: the event loop ran out, process.exit(),
     // an uncaught exception (not SIGKILL or another unhandled signal); only synchronous writes happen then.
-    process.on('exit', () => batch.flushSync());
+    process.on('exit', () => {
+      exiting = true;
+      try {
+        batch.flushSync();
+      } catch {
+        // Standard output still takes nothing after a second: what is left is lost, the exit goes on.
+      }
+    });
     streams.set(key, (stream = batch));
   }
   return stream;
