@@ -13,7 +13,7 @@ const EXIT_WRITE_RETRIES = 10;
 // sonic-boom's own fields, missing from its type declarations.
 type Destination = SonicBoom & { readonly destroyed: boolean; readonly fd: number };
 // sonic-boom is CommonJS (`module.exports = SonicBoom`); its declarations describe an ES default export.
-const Destination = sonicBoom as unknown as new (options: SonicBoomOpts) => Destination;
+const SonicBoomClass = sonicBoom as unknown as new (options: SonicBoomOpts) => Destination;
 
 /**
  * Lines gathered in an array and handed to `target` (sonic-boom, the asynchronous destination
@@ -27,16 +27,19 @@ class LineBatch implements pino.DestinationStream {
   #length = 0;
   /** Lines of the hand-over being given to the destination, which it may drop whole. */
   #handing = 0;
-  /** Set once standard output has failed (closed: EPIPE); lines are then dropped and counted. */
+  /** Set once standard output is closed (EPIPE); lines are then dropped and counted. */
   #failed = false;
   dropped = 0;
 
   constructor(private readonly target: Destination) {
     // sonic-boom drops a write that would take what it holds past its maxLength, synchronously.
     target.on('drop', () => (this.dropped += this.#handing));
-    // Unheard, an 'error' would be an uncaught exception: a closed standard output must not end
-    // the service (pino's own destination gives up writing on EPIPE the same way).
-    target.on('error', () => (this.#failed = true));
+    // Unheard, an 'error' would be an uncaught exception: a failed write must not end the service.
+    // A closed standard output (EPIPE) takes nothing more, as pino's own destination assumes; after
+    // another error (a full disk) the lines of that write are lost and writing goes on.
+    target.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') this.#failed = true;
+    });
   }
 
   write(line: string): void {
@@ -86,7 +89,7 @@ export function bufferedStdout(flushMs: number, backlogBytes: number): pino.Dest
     let exiting = false;
     let exitRetries = 0;
     // Made here rather than by pino.destination(), whose own exit hook would retry a full pipe forever.
-    const destination = new Destination({
+    const destination = new SonicBoomClass({
       fd: 1,
       sync: false,
       // 0: each hand-over is written at once; the batching is LineBatch's.
