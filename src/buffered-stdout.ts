@@ -10,8 +10,8 @@ export const LOG_BUFFER_BYTES = 65_536;
 // sonic-boom waits 100 ms before each retry of a write to a full pipe: at exit, a second in all.
 const EXIT_WRITE_RETRIES = 10;
 
-// sonic-boom's own fields, missing from its type declarations.
-type Destination = SonicBoom & { readonly destroyed: boolean; readonly fd: number };
+// sonic-boom's own fields, missing from its type declarations; `sync` is read at each write.
+type Destination = SonicBoom & { readonly destroyed: boolean; readonly fd: number; sync: boolean };
 // sonic-boom is CommonJS (`module.exports = SonicBoom`); its declarations describe an ES default export.
 const SonicBoomClass = sonicBoom as unknown as new (options: SonicBoomOpts) => Destination;
 
@@ -104,6 +104,8 @@ export function bufferedStdout(flushMs: number, backlogBytes: number): pino.Dest
     // an uncaught exception (not SIGKILL or another unhandled signal); only synchronous writes happen then.
     process.on('exit', () => {
       exiting = true;
+      // The last hand-over would otherwise start an asynchronous write that the exit cuts off.
+      destination.sync = true;
       try {
         batch.flushSync();
       } catch {

@@ -71,8 +71,8 @@ test('buffered stdout: lines still in the buffer are written when the process di
 test('buffered stdout: lines still in the buffer are written when the process ends because nothing is left to do', async (t) => {
   const child = run(`for (let i = 0; i < 3; i++) logger.info('line ' + i);`);
   t.after(child.kill);
-  assert.equal(await child.exited, 0);
-  assert.equal(lines(child.output()), 3);
+  assert.equal(await child.exited, 0, child.errors());
+  assert.equal(lines(child.output()), 3, `stdout: ${child.output()}\nstderr: ${child.errors()}`);
 });
 
 test('buffered stdout: when standard output is not read, at most LOG_BACKLOG_BYTES waits; what comes beyond is dropped and counted, nothing else is lost', async (t) => {
