@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
-import { Counter, Gauge, type Metric } from 'prom-client';
+import { Counter, type Metric } from 'prom-client';
 import type { OperationId } from './operations.js';
 import { collectGarbageSoon } from './collect-garbage.js';
 import { hasUnreadBody } from './lingering-close.js';
@@ -7,7 +7,7 @@ import { MemoryBudget, type Reservation } from './memory-budget.js';
 import { estimatePeakBytes } from './memory-estimates.js';
 import { ProblemError, problemOf, sendProblem } from './problem.js';
 import { LIMIT_TEXTS } from './limit-texts.js';
-import { counterOf } from './metrics.js';
+import { counterOf, gaugeOf } from './metrics.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -134,18 +134,6 @@ function closeAfterBody(request: FastifyRequest, reply: FastifyReply): FastifyRe
 function refuseForNow(reply: FastifyReply, retryAfter: string): void {
   reply.header('retry-after', retryAfter);
   sendProblem(reply, problemOf(503, LIMIT_TEXTS.memoryNow));
-}
-
-/** A gauge read from the budget when `/metrics` is scraped. */
-function gaugeOf(name: string, help: string, read: () => number): Gauge {
-  return new Gauge({
-    name,
-    help,
-    registers: [],
-    collect() {
-      this.set(read());
-    },
-  });
 }
 
 /** The budget in `/metrics`: its size, what is reserved, and how many requests waited or were refused. */

@@ -1,5 +1,5 @@
 import cluster from 'node:cluster';
-import { AggregatorRegistry, Counter, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
+import { AggregatorRegistry, Counter, Gauge, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
 
 /**
  * Prometheus metrics (https://github.com/siimon/prom-client): request counts and latency by
@@ -34,6 +34,23 @@ export function counterOf(name: string, help: string, read: () => number): Count
     collect() {
       this.reset();
       this.inc(read());
+    },
+  });
+}
+
+/**
+ * A gauge whose value is read from elsewhere when `/metrics` is scraped.
+ *
+ * @example
+ * metrics.register(gaugeOf('memory_budget_reserved_bytes', 'Memory reserved', () => budget.reserved));
+ */
+export function gaugeOf(name: string, help: string, read: () => number): Gauge {
+  return new Gauge({
+    name,
+    help,
+    registers: [],
+    collect() {
+      this.set(read());
     },
   });
 }
