@@ -1,5 +1,6 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import autocannon from 'autocannon';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -22,6 +23,8 @@ export interface Load {
   bodyFile?: string;
   connections: number;
   seconds: number;
+  /** autocannon only: stop after this many requests instead of after `seconds`. */
+  requests?: number;
 }
 
 export type LoadGenerator = 'wrk' | 'autocannon';
@@ -35,13 +38,13 @@ export function installed(command: string): boolean {
   }
 }
 
-const autocannonScript = new URL('./autocannon-load.mjs', import.meta.url).pathname;
-
-/** Runs one load; `pin` prefixes the command (taskset), so the generator stays off the server's CPU. */
+/**
+ * Runs one load. wrk is started under `pin` (taskset), so that it stays off the server's CPU;
+ * autocannon runs in this process, which run.ts pins to the same CPU as wrk (a process of its
+ * own per load cost the smoke run 0.7 s a cell).
+ */
 export async function generateLoad(generator: LoadGenerator, load: Load, pin: readonly string[], workDir: string): Promise<LoadResult> {
-  if (generator === 'autocannon') {
-    return JSON.parse(await runPinned(pin, [process.execPath, autocannonScript, JSON.stringify(load)])) as LoadResult;
-  }
+  if (generator === 'autocannon') return autocannonLoad(load);
   const args = ['-t1', `-c${load.connections}`, `-d${load.seconds}s`, '--timeout', '10s', '--latency'];
   if (load.method === 'POST') {
     const script = join(workDir, 'wrk-post.lua');
@@ -63,6 +66,27 @@ export async function generateLoad(generator: LoadGenerator, load: Load, pin: re
 async function runPinned(pin: readonly string[], command: readonly string[]): Promise<string> {
   const [file, ...args] = [...pin, ...command] as [string, ...string[]];
   return (await run(file, args, { maxBuffer: 1 << 20 })).stdout;
+}
+
+async function autocannonLoad(load: Load): Promise<LoadResult> {
+  const result = await autocannon({
+    url: load.url,
+    method: load.method,
+    connections: load.connections,
+    duration: load.seconds,
+    ...(load.requests === undefined ? {} : { amount: load.requests }),
+    // autocannon sees that a load is over only at the end of a sample (a second by default).
+    sampleInt: load.requests === undefined ? Math.min(1000, load.seconds * 1000) : 50,
+    ...(load.bodyFile === undefined ? {} : { body: readFileSync(load.bodyFile), headers: { 'content-type': 'application/json' } }),
+  });
+  return {
+    requests: result.requests.total,
+    requestsPerSecond: result.requests.total / (result.duration || load.seconds),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+  };
 }
 
 const UNIT_MS: Record<string, number> = { us: 0.001, ms: 1, s: 1000, m: 60_000 };

@@ -41,8 +41,9 @@ const { values: flags } = parseArgs({
 });
 const smoke = flags.smoke;
 const settings = {
-  // Half a second a cell: the smoke run only proves that every target answers every scenario.
-  seconds: smoke ? 0.5 : Number(flags.seconds),
+  seconds: smoke ? 1 : Number(flags.seconds),
+  // The smoke run only proves that every target answers every scenario: two requests a connection do.
+  requestsPerConnection: smoke ? 2 : undefined,
   warmupSeconds: smoke ? 0 : Number(flags.warmup),
   rounds: smoke ? 1 : Number(flags.rounds),
   connections: Number(flags.connections),
@@ -53,7 +54,7 @@ const settings = {
 };
 const parts = new Set(flags.parts.split(','));
 const chosenScenarios = new Set(flags.scenarios.split(','));
-// wrk takes whole seconds only: the smoke run's half seconds go to autocannon.
+// wrk cannot stop after a number of requests: the smoke run's loads go to autocannon.
 const generator: LoadGenerator = (flags.load as LoadGenerator | undefined) ?? (installed('wrk') && !smoke ? 'wrk' : 'autocannon');
 const ALL_TARGETS: readonly TargetName[] = ['service', 'service-logged', 'baseline', 'node-features', 'fastify', 'fastify-logger', 'express'];
 const TARGET_ORDER: readonly TargetName[] = flags.targets === undefined ? ALL_TARGETS : flags.targets.split(',').map(knownTarget);
@@ -115,11 +116,13 @@ async function throughput(targets: Map<TargetName, RunningTarget>, all: readonly
       const order = round % 2 === 1 ? TARGET_ORDER : [...TARGET_ORDER].reverse();
       for (const name of order) {
         const target = targets.get(name) as RunningTarget;
+        const connections = scenario.connections ?? settings.connections;
         const load = {
           url: target.base + scenario.path,
           method: scenario.method,
           ...(scenario.body === undefined ? {} : { bodyFile }),
-          connections: scenario.connections ?? settings.connections,
+          connections,
+          ...(settings.requestsPerConnection === undefined ? {} : { requests: settings.requestsPerConnection * connections }),
         };
         if (settings.warmupSeconds > 0) await generateLoad(generator, { ...load, seconds: settings.warmupSeconds }, loadPin, workDir);
         const result: LoadResult = await generateLoad(generator, { ...load, seconds: settings.seconds }, loadPin, workDir);

@@ -33,7 +33,7 @@ test('wrk output is read into requests, req/s, p50 and p99 in ms, errors and non
   assert.throws(() => parseWrk('unable to connect to 127.0.0.1:1 Connection refused'), /unexpected wrk output/);
 });
 
-// Timing is never asserted: this only proves that `npm run bench` works end to end (a half-second-a-cell smoke run).
+// Timing is never asserted: this only proves that `npm run bench` works end to end (a smoke run of two requests a connection a cell).
 test('npm run bench -- --smoke: every target answers every scenario correctly, and both reports are written', { timeout: 240_000 }, async (t) => {
   const out = mkdtempSync(join(tmpdir(), 'bench-smoke-'));
   t.after(() => rmSync(out, { recursive: true, force: true }));
