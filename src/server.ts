@@ -59,7 +59,7 @@ function memorySetup(config: Config, fixedCapacity: number | undefined): MemoryS
   const limit = processShare(detected?.bytes ?? (config.memoryLimit as number), workerCount(config));
   const threads = config.poolThreads === 'auto' ? Math.max(1, Math.floor(availableParallelism() / workerCount(config)) - 1) : config.poolThreads;
   // The log lines that may wait for a slow standard output (LOG_BACKLOG_BYTES) are memory requests cannot have.
-  const logBacklog = config.logFormat === 'json' && config.logFlushMs > 0 ? config.logBacklogBytes : 0;
+  const logBacklog = usesBufferedStdout(config) ? config.logBacklogBytes : 0;
   const used = process.memoryUsage().rss + threads * THREAD_BASE_BYTES + logBacklog;
   const capacity = fixedCapacity ?? Math.floor((limit - used) * (1 - HEADROOM));
   if (capacity < 32 * MIB) {
@@ -94,10 +94,15 @@ export interface BuildOptions {
   readonly memoryCapacity?: number;
 }
 
+/** Whether log lines go through the buffered standard output (buffered-stdout.ts), which holds a backlog. */
+function usesBufferedStdout(config: Config): boolean {
+  return config.logFormat === 'json' && config.logFlushMs > 0;
+}
+
 function loggerFor(config: Config): FastifyServerOptions['logger'] {
   const base = { level: config.logLevel } as const;
   if (config.logFormat === 'pretty') return { ...base, transport: { target: 'pino-pretty' } };
-  return config.logFlushMs === 0 ? base : { ...base, stream: bufferedStdout(config.logFlushMs, config.logBacklogBytes) };
+  return usesBufferedStdout(config) ? { ...base, stream: bufferedStdout(config.logFlushMs, config.logBacklogBytes) } : base;
 }
 
 /**
