@@ -1,30 +1,19 @@
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { test } from 'node:test';
+import { spawnLoggingChild } from '../bench/micro/logging-child.js';
 import { LOG_BUFFER_BYTES } from '../src/buffered-stdout.js';
-
-const MODULE = new URL('../src/buffered-stdout.ts', import.meta.url).href;
 
 /**
  * Runs `script` in a child with pino logging to `bufferedStdout(flushMs, backlogBytes)` as `logger`;
  * its stdout as it arrives, read from the start unless `readStdout` is false (then call `readStdout()`).
  */
 function run(script: string, { flushMs = 10_000, backlogBytes = 8 * 1024 * 1024, readStdout = true, stdoutFd = undefined as number | undefined } = {}) {
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      '--input-type=module',
-      '-e',
-      `import pino from 'pino'; import { bufferedStdout, droppedLogLines } from ${JSON.stringify(MODULE)}; const logger = pino({ base: null, timestamp: false }, bufferedStdout(${flushMs}, ${backlogBytes})); ${script}`,
-    ],
-    { stdio: ['ignore', stdoutFd ?? 'pipe', 'pipe'], cwd: new URL('..', import.meta.url) },
-  );
+  const child = spawnLoggingChild(script, { flushMs, backlogBytes, stdout: stdoutFd ?? 'pipe', pinoOptions: '{ base: null, timestamp: false }' });
   let stdout = '';
   let stderr = '';
   const read = () => child.stdout?.on('data', (chunk) => (stdout += chunk));

@@ -8,21 +8,12 @@
  * With an 8 MiB backlog, a pause that produces less than 8 MiB of lines should drop none; sonic-boom
  * retrying a full pipe only every 100 ms is what can make it drop some (README, Logs).
  */
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { spawnLoggingChild } from './logging-child.js';
 
 const [perTick = 40, pauseSeconds = 1.5, lines = 300_000] = process.argv.slice(2).map(Number);
-const MODULE = new URL('../../src/buffered-stdout.ts', import.meta.url).href;
-const child = spawn(
-  process.execPath,
-  [
-    '--import',
-    'tsx',
-    '--input-type=module',
-    '-e',
-    `import pino from 'pino'; import { bufferedStdout, droppedLogLines } from ${JSON.stringify(MODULE)};
-     const logger = pino({ base: null }, bufferedStdout(250, 8 * 1024 * 1024));
-     let n = 0; const started = Date.now();
+const child = spawnLoggingChild(
+  `let n = 0; const started = Date.now();
      const tick = () => {
        for (let i = 0; i < ${perTick} && n < ${lines}; i++, n++)
          logger.info({ requestId: 'J2zIBcgmmchA-' + n.toString(36), method: 'GET', url: '/api/isOdd/12345', route: '/api/isOdd/:number', status: 200, ms: 0.12 }, 'request');
@@ -30,21 +21,20 @@ const child = spawn(
        else setTimeout(() => process.stderr.write(JSON.stringify({ seconds: (Date.now() - started) / 1000, dropped: droppedLogLines() })), 3000);
      };
      tick();`,
-  ],
-  { stdio: ['ignore', 'pipe', 'pipe'] },
+  { flushMs: 250, backlogBytes: 8 * 1024 * 1024 },
 );
 let read = 0;
 let paused = false;
-child.stdout.on('data', (chunk: Buffer) => {
+child.stdout?.on('data', (chunk: Buffer) => {
   read += chunk.length;
   if (!paused && read > 1024 * 1024) {
     paused = true;
-    child.stdout.pause();
-    setTimeout(() => child.stdout.resume(), pauseSeconds * 1000);
+    child.stdout?.pause();
+    setTimeout(() => child.stdout?.resume(), pauseSeconds * 1000);
   }
 });
 let report = '';
-child.stderr.on('data', (chunk: Buffer) => (report += chunk.toString()));
+child.stderr?.on('data', (chunk: Buffer) => (report += chunk.toString()));
 await once(child, 'exit');
 const { seconds, dropped } = JSON.parse(report) as { seconds: number; dropped: number };
 console.log(

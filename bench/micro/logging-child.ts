@@ -1,0 +1,34 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+
+const MODULE = new URL('../../src/buffered-stdout.ts', import.meta.url).href;
+
+/**
+ * A child process that runs `script` with `logger`, a pino logger writing through
+ * `bufferedStdout(flushMs, backlogBytes)` (src/buffered-stdout.ts), and `droppedLogLines` in
+ * scope; its stdout is `stdout` (a pipe unless given), stderr a pipe. Used by
+ * bench/micro/log-pipe-pause.ts and test/buffered-stdout.test.ts.
+ *
+ * @example
+ * const child = spawnLoggingChild("logger.info('hello')", { flushMs: 250, backlogBytes: 8 * 1024 * 1024 });
+ */
+export function spawnLoggingChild(
+  script: string,
+  {
+    flushMs,
+    backlogBytes,
+    stdout = 'pipe',
+    pinoOptions = '{ base: null }',
+  }: { flushMs: number; backlogBytes: number; stdout?: 'pipe' | number; pinoOptions?: string },
+): ChildProcess {
+  return spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      '--input-type=module',
+      '-e',
+      `import pino from 'pino'; import { bufferedStdout, droppedLogLines } from ${JSON.stringify(MODULE)}; const logger = pino(${pinoOptions}, bufferedStdout(${flushMs}, ${backlogBytes})); ${script}`,
+    ],
+    { stdio: ['ignore', stdout, 'pipe'], cwd: new URL('../..', import.meta.url) },
+  );
+}
