@@ -51,6 +51,8 @@ function groupRss(group: number): number {
 interface Answer {
   status: number;
   retryAfter: boolean;
+  /** The problem's `detail`, when the first chunk of the answer holds it. */
+  detail: string | undefined;
 }
 
 /** Sends one request and reads only the start of its answer, then nothing more. */
@@ -61,8 +63,12 @@ function hostileRequest(port: number, path: string, body: Buffer, sockets: Socke
   socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
   socket.write(body);
   socket.once('data', (chunk: Buffer) => {
-    const head = chunk.toString('latin1', 0, 2048);
-    answers.push({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]), retryAfter: /\r\nretry-after: \d+\r\n/i.test(head) });
+    const head = chunk.toString('utf8', 0, 2048);
+    answers.push({
+      status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]),
+      retryAfter: /\r\nretry-after: \d+\r\n/i.test(head),
+      detail: /"detail":"((?:[^"\\]|\\.)*)"/.exec(head)?.[1],
+    });
     socket.pause();
   });
 }
@@ -140,6 +146,9 @@ describe('hostile load within MEMORY_LIMIT', () => {
         `peak RSS ${(hostilePeak / MIB).toFixed(0)} MiB of ${LIMIT / MIB}; answered ${answers.length} of ${HOSTILE_CONNECTIONS}: ${JSON.stringify(Object.fromEntries(statuses.map((s) => [s, statuses.filter((x) => x === s).length])))}; ` +
           `${probes.length} probes, slowest ${slowest.toFixed(0)} ms; RSS ${(rss / MIB).toFixed(0)} MiB ${settleMs} ms after the clients left (${(idle / MIB).toFixed(0)} MiB idle)`,
       );
+      // What the 413s say one request may have, per process (README's hostile-load row quotes it).
+      const ceilings = new Set(answers.map((a) => /may have (at most .* memory limit)/.exec(a.detail ?? '')?.[1]).filter((c) => c !== undefined));
+      if (ceilings.size > 0) t.diagnostic(`the 413s: one request may have ${[...ceilings].join('; ')}`);
       if (process.env.HOSTILE_DEBUG) t.diagnostic(JSON.stringify(probes.map((p) => Math.round(p.ms))));
       assert.equal(server.child.exitCode, null, 'the service is still running');
       assert.doesNotMatch(server.errors(), /worker died/);
