@@ -1,8 +1,8 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import autocannon from 'autocannon';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import autocannon from 'autocannon';
 
 const run = promisify(execFile);
 

@@ -102,6 +102,9 @@ test('buffered stdout: when standard output is not read, at most LOG_BACKLOG_BYT
   );
 });
 
+/** A child's script line: 3,000 log lines of about 75 bytes (225 KB). */
+const LOG_3000_LINES = `for (let i = 0; i < 3000; i++) logger.info('line ' + String(i).padStart(5, '0') + ' ' + 'x'.repeat(50));`;
+
 test('buffered stdout: a process whose standard output nobody reads still exits, about a second after process.exit()', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'buffered-stdout-'));
   const fifo = join(dir, 'stdout');
@@ -111,7 +114,7 @@ test('buffered stdout: a process whose standard output nobody reads still exits,
   t.after(() => (closeSync(fd), rmSync(dir, { recursive: true })));
   // 225 KB of lines: more than the pipe holds (64 KiB on Linux).
   const child = run(
-    `for (let i = 0; i < 3000; i++) logger.info('line ' + String(i).padStart(5, '0') + ' ' + 'x'.repeat(50));
+    `${LOG_3000_LINES}
      setTimeout(() => process.exit(0), 200);`,
     { stdoutFd: fd },
   );
@@ -129,12 +132,11 @@ test(
   { timeout: 20_000 },
   async (t) => {
     // 3,000 lines (225 KB, three hand-overs and some) before the failure is known, 3,000 after.
-    const logLines = `for (let i = 0; i < 3000; i++) logger.info('line ' + String(i).padStart(5, '0') + ' ' + 'x'.repeat(50));`;
     const child = run(
       `setTimeout(() => {
-       ${logLines}
+       ${LOG_3000_LINES}
        setTimeout(() => {
-         ${logLines}
+         ${LOG_3000_LINES}
          process.stderr.write('dropped ' + droppedLogLines() + '\\n');
          process.exit(0);
        }, 300);
