@@ -3,7 +3,7 @@
  * (`npm run generate:client`); test/client.test.ts fails when the committed file is stale.
  */
 import { writeFileSync } from 'node:fs';
-import { buildApp } from '../src/server.js';
+import { buildApp } from '../src/app.js';
 
 interface Schema {
   type?: string | string[];

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { OPERATIONS, type OperationId } from '../src/http/operations.js';
-import { PEAK_BYTES_PER_BODY_BYTE, estimatePeakBytes } from '../src/http/memory-estimates.js';
+import { OPERATIONS, type OperationId } from '../src/http/operations/operation-table.js';
+import { PEAK_BYTES_PER_BODY_BYTE, estimatePeakBytes } from '../src/http/memory/estimates.js';
 import { SHAPES_OF } from './memory-shapes.js';
 
 /**

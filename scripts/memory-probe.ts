@@ -1,10 +1,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { DEFAULT_CONFIG } from '../src/config.js';
-import type { OperationId } from '../src/http/operations.js';
-import { collectGarbage } from '../src/http/collect-garbage.js';
-import { THREAD_RESOURCE_LIMITS } from '../src/http/offload.js';
-import { answerBody } from '../src/http/offload-worker.js';
+import type { OperationId } from '../src/http/operations/operation-table.js';
+import { collectGarbage } from '../src/http/memory/collect-garbage.js';
+import { THREAD_RESOURCE_LIMITS } from '../src/http/memory/offload-pool.js';
+import { answerBody } from '../src/http/memory/offload-worker.js';
 import { bodyOfShape } from './memory-shapes.js';
 
 /**

@@ -5,7 +5,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { SETTINGS, type AccessLog } from '../src/config.js';
-import { LEGACY_ROUTES } from '../src/http/legacy.js';
+import { LEGACY_ROUTES } from '../src/http/operations/legacy-routes.js';
 
 const shown = (value: unknown): string => {
   if (value === undefined) return 'unset';

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { InputError, toJsonPointer } from './core/index.js';
 import { COMMANDS, UsageError } from './cli-commands.js';
-import { readConfig, run } from './run.js';
+import { readConfig, run } from './server.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 

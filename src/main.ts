@@ -1,4 +1,4 @@
-import { readConfig, run } from './run.js';
+import { readConfig, run } from './server.js';
 
 // `npm start`: the configuration comes from the environment.
 await run(readConfig());

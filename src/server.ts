@@ -1,225 +1,168 @@
-import { availableParallelism } from 'node:os';
-import Fastify, { LogController, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
-import { DEFAULT_CONFIG, formatBytes, workerCount, type Config } from './config.js';
-import { detectMemoryLimit, processShare } from './memory-limit.js';
-import { admitByMemory, budgetMetrics, settleReservation, type AdmissionOptions } from './http/admission.js';
-import { MemoryBudget } from './http/memory-budget.js';
-import { createOffloadPool, type OffloadPool } from './http/offload.js';
-import { AJV_CUSTOM_OPTIONS, validatorFactoryPassing } from './http/validation.js';
-import { OffloadedAnswer } from './http/operations.js';
-import { answerOtherMethods, recordRoutes } from './http/allowed-methods.js';
-import { checkCharset, createJsonBodyParser } from './http/json-body.js';
-import { DEFAULT_PREFIX, registerOpenApi } from './http/openapi.js';
-import { problemErrorHandler, problemOf, sendProblem, toProblem, writeClientError } from './http/problem.js';
-import { legacyRoutes, markLegacyResponses } from './http/legacy.js';
-import { operationRoutes } from './http/routes.js';
-import { manageConnections } from './http/drain.js';
-import { counterOf, createHttpMetrics } from './http/metrics.js';
-import { logAndCountAnswers, requestIdOf } from './http/access-log.js';
-import { registerProbes, type Lifecycle } from './http/probes.js';
-import { API_HEADERS, protect } from './http/protection.js';
-import { addFixedHeaders } from './http/response-headers.js';
-import { lazyChildLogger } from './http/request-logger.js';
-import { bufferedStdout, droppedLogLines } from './buffered-stdout.js';
+import cluster, { type Worker } from 'node:cluster';
+import { getHeapStatistics } from 'node:v8';
+import { ConfigError, formatBytes, loadConfig, workerCount, type Config } from './config.js';
+import { detectMemoryLimit, processShare } from './http/memory/memory-limit.js';
+import { serveClusterMetrics } from './http/observability/metrics.js';
+import { DOCS_PATH } from './http/operations/openapi.js';
+import { buildApp } from './app.js';
 
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** Set `ready` to false when shutdown begins: `/readyz` then answers 503. */
-    lifecycle: Lifecycle;
-    /** The memory budget and the pool that answers large bodies. */
-    memory: MemorySetup;
+/**
+ * Running the service: one process, or with WORKERS > 1 a primary that keeps that many workers
+ * serving one port (node:cluster), replaces any that crash, and drains them all on SIGTERM/SIGINT.
+ */
+
+const SIGNALS = ['SIGTERM', 'SIGINT'] as const;
+const LISTENING = 'json-utility:listening';
+const RESTART_DELAY_MS = 200;
+
+/** The configuration from `env`, or exit 2 with a message naming each bad variable. */
+export function readConfig(env: Readonly<Record<string, string | undefined>> = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`Invalid configuration:\n${error.message}\n`);
+    process.exit(2);
   }
 }
 
-export interface MemorySetup {
-  /** This process's share of MEMORY_LIMIT. */
-  readonly limit: number;
-  readonly source: 'MEMORY_LIMIT' | 'cgroup' | 'machine';
-  readonly budget: MemoryBudget;
-  readonly pool: OffloadPool;
-  /** One line for the startup log. */
-  describe(): string;
+function announce(address: string, workers: number, memory: string): void {
+  const base = address.replace('://[::1]', '://localhost');
+  const across = workers > 1 ? ` (${workers} workers)` : '';
+  process.stdout.write(`JSON utility service listening on ${base}${across}\nAPI docs: ${base}${DOCS_PATH}\n${memory}\n`);
 }
 
-// A worker thread's own memory before it does anything (a V8 isolate and Node's bootstrap), measured with an idle pool.
-const THREAD_BASE_BYTES = 24 * 1024 * 1024;
-// Left unreserved: the event loop's own garbage between collections, allocator slack.
-const HEADROOM = 0.1;
-// Large requests leave this much of the budget to small ones, so that those are answered while large ones run.
-const SMALL_REQUEST_SHARE = 0.1;
 const MIB = 1024 * 1024;
 
 /**
- * The memory budget of this process: its share of MEMORY_LIMIT (docs/behaviour.md §3), less
- * what the process already uses, its pool threads, its log backlog and some headroom. Throws
- * naming MEMORY_LIMIT when nothing would be left for requests.
+ * The V8 heap must not count on more than the process may use, or the kernel's OOM killer comes
+ * before the garbage collector. The pool threads get their heap limit from the budget; the
+ * event loop's heap is set by `--max-old-space-size` (cluster workers get one from their share).
  */
-function memorySetup(config: Config, fixedCapacity: number | undefined): MemorySetup {
-  const detected = config.memoryLimit === 'auto' ? detectMemoryLimit() : undefined;
-  const limit = processShare(detected?.bytes ?? (config.memoryLimit as number), workerCount(config));
-  const threads = config.poolThreads === 'auto' ? Math.max(1, Math.floor(availableParallelism() / workerCount(config)) - 1) : config.poolThreads;
-  // The log lines that may wait for a slow standard output (LOG_BACKLOG_BYTES) are memory requests cannot have.
-  const logBacklog = usesBufferedStdout(config) ? config.logBacklogBytes : 0;
-  const used = process.memoryUsage().rss + threads * THREAD_BASE_BYTES + logBacklog;
-  const capacity = fixedCapacity ?? Math.floor((limit - used) * (1 - HEADROOM));
-  if (capacity < 32 * MIB) {
-    throw new RangeError(
-      `MEMORY_LIMIT leaves ${formatBytes(Math.max(0, capacity))} for requests: this process's share is ${formatBytes(limit)} and it uses ${formatBytes(used)} before any request. Raise MEMORY_LIMIT or lower WORKERS or POOL_THREADS`,
-    );
+function heapWarning(limit: number): string | undefined {
+  const heap = getHeapStatistics().heap_size_limit;
+  if (heap <= limit) return undefined;
+  return `the V8 heap limit (${formatBytes(heap)}) is above this process's memory limit (${formatBytes(limit)}): start node with --max-old-space-size=${Math.floor(limit / MIB / 2)} (NODE_OPTIONS), as deploy/Dockerfile does`;
+}
+
+/** Serves in this process; on a signal: readiness off, drain delay, stop accepting, finish, exit 0. */
+async function serve(config: Config, workers: number): Promise<void> {
+  // Listening for signals before the app is built: one that comes while it starts still drains cleanly.
+  let stopRequested: string | undefined;
+  let stop: (signal: string) => void = (signal) => {
+    stopRequested ??= signal;
+  };
+  for (const signal of SIGNALS) process.on(signal, () => stop(signal));
+
+  const app = await buildApp(config);
+  let stopping = false;
+  stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.lifecycle.ready = false;
+    app.log.info({ signal, drainDelayMs: config.drainDelayMs }, 'shutting down: readiness off, draining');
+    // Past the deadline, whatever is still open is cut and the exit code says so.
+    setTimeout(() => {
+      app.log.error({ shutdownTimeoutMs: config.shutdownTimeoutMs }, 'shutdown deadline passed; exiting with requests unfinished');
+      process.exit(1);
+    }, config.shutdownTimeoutMs).unref();
+    setTimeout(() => {
+      app.close().then(
+        () => {
+          app.log.info('closed: every request answered');
+          process.exit(0);
+        },
+        (error: unknown) => {
+          app.log.error({ err: error }, 'close failed');
+          process.exit(1);
+        },
+      );
+    }, config.drainDelayMs);
+  };
+  if (stopRequested !== undefined) {
+    stop(stopRequested);
+    return;
   }
-  const budget = new MemoryBudget(capacity, Math.floor(capacity * SMALL_REQUEST_SHARE));
-  const heapMb = Math.min(4096, Math.max(64, Math.ceil(budget.ceiling(true) / MIB)));
-  const limits = { sortMaxLength: config.sortMaxLength, numberTextLimit: config.numberTextLimit, stringSplitMaxParts: config.stringSplitMaxParts };
-  const pool = createOffloadPool({ threads, heapMb, limits, maxDepth: config.maxDepth });
-  const source = detected === undefined ? 'MEMORY_LIMIT' : detected.source;
-  return {
-    limit,
-    source,
-    budget,
-    pool,
-    describe: () =>
-      `${formatBytes(limit)} (${source === 'MEMORY_LIMIT' ? 'MEMORY_LIMIT' : `MEMORY_LIMIT=auto: the ${source}'s`}${workerCount(config) > 1 ? ", this worker's share" : ''}), ` +
-      `${formatBytes(capacity)} of it for requests; bodies over ${formatBytes(config.offloadBodyBytes)} go to ${threads} worker thread${threads === 1 ? '' : 's'} of ${heapMb} MiB heap`,
-  };
+
+  await app.memory.pool.warm();
+  // No full collection here (there was one): forced before the request path has run, it left every
+  // later request dearer for the life of the process (process.nextTick's tick objects built through
+  // V8's slow path; README "Performance", bench/results/ab/startup-gc-*.md) and gave back no RSS.
+  const address = await app.listen({ port: config.port, host: config.host });
+  const memory = app.memory.describe();
+  app.log.info({ address, docs: `${address}${DOCS_PATH}`, memory }, 'listening');
+  const warning = heapWarning(app.memory.limit);
+  if (warning !== undefined) app.log.warn(warning);
+  if (cluster.isWorker) process.send?.({ type: LISTENING, address, memory });
+  else announce(address, workers, `Memory: ${memory}`);
 }
 
-const CONNECTIONS_CHECKING_INTERVAL_MS = 1000;
+/** Keeps `count` workers running until a signal; then waits for all of them to drain. */
+function supervise(config: Config, count: number): void {
+  let stopping = false;
+  let announced = false;
+  let exitCode = 0;
+  serveClusterMetrics();
+  // Each worker's heap from its share of MEMORY_LIMIT, unless the operator chose one.
+  const share = processShare(config.memoryLimit === 'auto' ? detectMemoryLimit().bytes : config.memoryLimit, count);
+  if (!`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`.includes('--max-old-space-size')) {
+    cluster.setupPrimary({ execArgv: [...process.execArgv, `--max-old-space-size=${Math.max(64, Math.floor(share / MIB / 2))}`] });
+  }
+  const fork = (): Worker => cluster.fork();
 
-export interface BuildOptions {
-  /** Path under which the current operations, `/openapi.json` and `/docs` are served; `/api` by default. */
-  readonly prefix?: string;
-  /** Fastify's logger option; defaults to pino at `config.logLevel` in `config.logFormat`. */
-  readonly logger?: FastifyServerOptions['logger'];
-  /** Bytes requests may reserve in all, instead of what MEMORY_LIMIT leaves this process (for tests). */
-  readonly memoryCapacity?: number;
-}
-
-/** Whether log lines go through the buffered standard output (buffered-stdout.ts), which holds a backlog. */
-function usesBufferedStdout(config: Config): boolean {
-  return config.logFormat === 'json' && config.logFlushMs > 0;
-}
-
-function loggerFor(config: Config): FastifyServerOptions['logger'] {
-  const base = { level: config.logLevel } as const;
-  if (config.logFormat === 'pretty') return { ...base, transport: { target: 'pino-pretty' } };
-  return usesBufferedStdout(config) ? { ...base, stream: bufferedStdout(config.logFlushMs, config.logBacklogBytes) } : base;
-}
-
-/**
- * Builds the service (not yet listening) from a configuration; anything not given takes its
- * default. Tests use this same factory with the production options.
- *
- * @example
- * const app = await buildApp({ bodyLimit: 1024 });
- * const response = await app.inject({ method: 'GET', url: '/api/isEven/4' }); // {"ret":true}
- */
-export async function buildApp(overrides: Partial<Config> = {}, options: BuildOptions = {}): Promise<FastifyInstance> {
-  const config: Config = { ...DEFAULT_CONFIG, ...overrides };
-  const prefix = options.prefix ?? DEFAULT_PREFIX;
-  if (!/^(\/[\w.~-]+)+$/.test(prefix)) throw new TypeError(`prefix must look like "/api" or "/tools/json", not ${JSON.stringify(prefix)}`);
-  // A path value may be percent-encoded: up to three bytes per character of number text.
-  const longestPathValue = 3 * config.numberTextLimit + 64;
-
-  const app = Fastify({
-    logger: options.logger ?? loggerFor(config),
-    // Access-log lines come from access-log.ts, as ACCESS_LOG says, instead of Fastify's two per request.
-    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
-    childLoggerFactory: lazyChildLogger,
-    requestIdHeader: false,
-    genReqId: requestIdOf,
-    bodyLimit: config.bodyLimit,
-    http: {
-      // The request line counts toward Node's header limit (16 KiB by default): make room for the longest path value.
-      maxHeaderSize: 16 * 1024 + longestPathValue,
-      // A client that stalls while sending headers (slowloris) is cut off after this (docs/behaviour.md §3).
-      headersTimeout: config.headersTimeoutMs,
-      // Node enforces the header and request timeouts on this tick (30 s by default, coarser than they are).
-      connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS,
-    },
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: longestPathValue },
-    // A client that takes longer than this to send its whole request, body included, gets 408.
-    requestTimeout: config.requestTimeoutMs,
-    // Idle keep-alive connections close after this; above the 60 s idle timeout of common load balancers,
-    // so that the balancer, not the service, closes first and never reuses a closing connection.
-    keepAliveTimeout: config.keepAliveTimeoutMs,
-    connectionTimeout: 0, // no socket inactivity timeout on top of the two above
-    // __proto__ and constructor are ordinary keys (docs/behaviour.md); our parser never assigns them.
-    onProtoPoisoning: 'ignore',
-    onConstructorPoisoning: 'ignore',
-    ajv: { customOptions: AJV_CUSTOM_OPTIONS },
-    schemaController: { compilersFactory: { buildValidator: validatorFactoryPassing((body) => body instanceof OffloadedAnswer) } },
-    frameworkErrors: (error, _request, reply) => void sendProblem(reply, toProblem(error, config.bodyLimit)),
-    clientErrorHandler: writeClientError,
-  });
-  app.decorateRequest('numberSource', undefined);
-  const lifecycle: Lifecycle = { ready: true };
-  app.decorate('lifecycle', lifecycle);
-  const memory = memorySetup(config, options.memoryCapacity);
-  app.decorate('memory', memory);
-  app.addHook('onClose', () => memory.pool.close());
-  const { isClosing } = manageConnections(app.server, config);
-  const metrics = createHttpMetrics();
-  for (const metric of budgetMetrics(memory.budget, memory.limit)) metrics.register(metric);
-  metrics.register(
-    counterOf('log_lines_dropped_total', 'Log lines dropped because standard output did not take them in time (LOG_BACKLOG_BYTES)', droppedLogLines),
-  );
-  addFixedHeaders(app, {
-    always: config.securityHeaders === 'on' ? API_HEADERS : {},
-    corsOrigins: config.corsOrigins,
-    // From the first moment of shutdown, responses ask clients to reconnect: new connections still
-    // reach this process during the drain delay, and by the close few keep-alive ones are left.
-    shuttingDown: () => !lifecycle.ready || isClosing(),
-  });
-  logAndCountAnswers(app, metrics, config.accessLog, config.slowRequestMs);
-
-  // JSON is the only media type taken (docs/behaviour.md): Fastify's text/plain parser goes too.
-  app.removeAllContentTypeParsers();
-  const parseJsonBody = createJsonBodyParser(config.maxDepth);
-  const admission: AdmissionOptions = {
-    budget: memory.budget,
-    memoryLimit: memory.limit,
-    bodyLimit: config.bodyLimit,
-    offloadBodyBytes: config.offloadBodyBytes,
-    admissionWaitMs: config.admissionWaitMs,
-  };
-  // The callback form: an async parser would cost a promise and a microtask per request.
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request: FastifyRequest, body: Buffer, done) => {
-    const { operation } = request;
-    const offloaded = operation !== undefined && body.length > config.offloadBodyBytes;
-    let parsed: unknown;
-    try {
-      if (operation !== undefined) settleReservation(request, operation, body.length, offloaded, admission);
-      if (offloaded) {
-        checkCharset(request.headers['content-type']);
-        memory.pool.answer(operation, body).then(
-          (answer) => done(null, answer),
-          (error: Error) => done(error, undefined),
-        );
-        return;
-      }
-      parsed = parseJsonBody(request, body, operation);
-    } catch (error) {
-      return done(error as Error, undefined);
+  // Workers that listen can be drained; one still starting has no request and is simply stopped.
+  const listening = new Set<number>();
+  const stoppedWhileStarting = new Set<number>();
+  cluster.on('message', (worker, message: { type?: string; address?: string; memory?: string }) => {
+    if (message?.type !== LISTENING || message.address === undefined) return;
+    listening.add(worker.id);
+    // Announced once the whole first pool is up.
+    if (!announced && listening.size === count) {
+      announced = true;
+      announce(message.address, count, `Memory, each worker: ${message.memory ?? 'unknown'}`);
     }
-    done(null, parsed);
+  });
+  cluster.on('exit', (worker, code, signal) => {
+    listening.delete(worker.id);
+    if (stopping) {
+      if (code !== 0 && !stoppedWhileStarting.has(worker.id)) {
+        exitCode = 1;
+        process.stderr.write(
+          `${JSON.stringify({ level: 50, time: Date.now(), msg: 'worker ended badly while draining', pid: worker.process.pid, code, signal })}\n`,
+        );
+      }
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(exitCode);
+      return;
+    }
+    process.stderr.write(`${JSON.stringify({ level: 50, time: Date.now(), msg: 'worker died; starting another', pid: worker.process.pid, code, signal })}\n`);
+    // A short pause, so that a worker failing at start cannot spin the primary.
+    setTimeout(() => stopping || fork(), RESTART_DELAY_MS);
   });
 
-  app.setErrorHandler(problemErrorHandler(config.bodyLimit));
-  app.setNotFoundHandler(async (request, reply) =>
-    sendProblem(reply, problemOf(404, `There is no ${request.method} ${request.url.split('?')[0]}; the operations are listed at ${prefix}/docs`)),
-  );
-  await protect(app, config, `${prefix}/docs`);
-  admitByMemory(app, admission);
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    setTimeout(() => process.exit(1), config.shutdownTimeoutMs + 1000).unref();
+    const workers = Object.values(cluster.workers ?? {});
+    if (workers.length === 0) process.exit(0);
+    for (const worker of workers) {
+      if (worker === undefined) continue;
+      if (listening.has(worker.id)) {
+        worker.process.kill(signal);
+      } else {
+        stoppedWhileStarting.add(worker.id);
+        worker.process.kill('SIGKILL');
+      }
+    }
+  };
+  for (const signal of SIGNALS) process.on(signal, () => stop(signal));
 
-  const routes = recordRoutes(app);
-  const limits = { sortMaxLength: config.sortMaxLength, numberTextLimit: config.numberTextLimit, stringSplitMaxParts: config.stringSplitMaxParts };
-  await registerOpenApi(app, prefix);
-  registerProbes(app, lifecycle, metrics);
-  await app.register(operationRoutes, { prefix, ...limits });
-  if (config.legacyRoutes === 'on') {
-    markLegacyResponses(app, config, prefix);
-    await app.register(legacyRoutes, { ...limits, successorPrefix: prefix });
-  }
-  answerOtherMethods(app, routes, config.corsOrigins);
-  return app;
+  for (let i = 0; i < count; i++) fork();
+}
+
+/** Serves with this configuration: in this process, or as the primary of WORKERS processes. */
+export async function run(config: Config): Promise<void> {
+  const workers = workerCount(config);
+  if (workers > 1 && cluster.isPrimary) supervise(config, workers);
+  else await serve(config, workers);
 }

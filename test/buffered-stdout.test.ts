@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import { test } from 'node:test';
 import { spawnLoggingChild } from '../bench/micro/logging-child.js';
-import { LOG_BUFFER_BYTES } from '../src/buffered-stdout.js';
+import { LOG_BUFFER_BYTES } from '../src/http/observability/log-destination.js';
 
 /**
  * Runs `script` in a child with pino logging to `bufferedStdout(flushMs, backlogBytes)` as `logger`;

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { generateClientSource, TARGET } from '../scripts/generate-client.js';
 import { ProblemError, createClient, type Client } from '../src/client/index.js';
 import { OPERATIONS } from '../src/client/operations.generated.js';
-import { buildApp } from '../src/server.js';
+import { buildApp } from '../src/app.js';
 
 test('the generated client types are those of the current OpenAPI document (npm run generate:client)', async () => {
   assert.equal(readFileSync(TARGET, 'utf8'), await generateClientSource());

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { detectMemoryLimit, processShare } from '../src/memory-limit.js';
+import { detectMemoryLimit, processShare } from '../src/http/memory/memory-limit.js';
 import { ConfigError, formatBytes, DEFAULT_CONFIG, loadConfig } from '../src/config.js';
 
 describe('loadConfig', () => {

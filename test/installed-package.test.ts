@@ -79,7 +79,7 @@ describe('the packed package, installed as a user would', { timeout: 240_000 }, 
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'user-project', private: true, type: 'module' }));
     const source = `import { isOdd, sort, toString, type JsonValue } from 'json-utility-service';
 import { createClient, ProblemError } from 'json-utility-service/client';
-import { buildApp } from 'json-utility-service/server';
+import { buildApp } from 'json-utility-service/app';
 
 const values: JsonValue[] = [3, 'b', null];
 const app = await buildApp({ bodyLimit: 1024 }, { logger: false, prefix: '/tools/json' });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { OPERATIONS, type OperationId } from '../src/http/operations.js';
-import { estimatePeakBytes } from '../src/http/memory-estimates.js';
+import { OPERATIONS, type OperationId } from '../src/http/operations/operation-table.js';
+import { estimatePeakBytes } from '../src/http/memory/estimates.js';
 import { measurePeak } from '../scripts/measure-memory.js';
 import { SHAPES_OF } from '../scripts/memory-shapes.js';
 

@@ -16,8 +16,9 @@ test('npm pack ships the compiled library, its types and the entry points, and n
   for (const needed of [
     'dist/core/index.js',
     'dist/core/index.d.ts',
+    'dist/app.js',
+    'dist/app.d.ts',
     'dist/server.js',
-    'dist/server.d.ts',
     'dist/main.js',
     'dist/cli.js',
     'dist/client/index.js',
@@ -52,8 +53,8 @@ test('json-utility-service/client exports the typed client', async () => {
   assert.equal(new ProblemError({ status: 400, detail: 'x' }).status, 400);
 });
 
-test('json-utility-service/server embeds the service under any prefix', async (t) => {
-  const { buildApp } = (await import(`${PACKAGE}/server`)) as typeof import('../src/server.js');
+test('json-utility-service/app embeds the service under any prefix', async (t) => {
+  const { buildApp } = (await import(`${PACKAGE}/app`)) as typeof import('../src/app.js');
   const app = await buildApp({}, { logger: false, prefix: '/tools/json' });
   t.after(() => app.close());
   assert.equal((await app.inject({ method: 'GET', url: '/tools/json/isEven/4' })).body, '{"ret":true}');

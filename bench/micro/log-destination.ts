@@ -10,7 +10,7 @@
  * Results go to standard error; rounds alternate, 20 lines per event-loop turn as under load.
  */
 import pino from 'pino';
-import { bufferedStdout } from '../../src/buffered-stdout.js';
+import { bufferedStdout } from '../../src/http/observability/log-destination.js';
 
 const destinations = {
   'sonic-boom minLength 4096': pino.destination({ dest: 1, sync: false, minLength: 4096 }),

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 
-const MODULE = new URL('../../src/buffered-stdout.ts', import.meta.url).href;
+const MODULE = new URL('../../src/http/observability/log-destination.ts', import.meta.url).href;
 
 /**
  * A child process that runs `script` with `logger`, a pino logger writing through

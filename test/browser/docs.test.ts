@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { test } from 'node:test';
 import { chromium } from 'playwright-core';
-import { buildApp } from '../../src/server.js';
+import { buildApp } from '../../src/app.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 // Flags that keep Chromium from reaching out on its own (this machine has no internet).

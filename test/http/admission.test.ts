@@ -3,8 +3,8 @@ import { connect } from 'node:net';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/server.js';
-import { estimatePeakBytes } from '../../src/http/memory-estimates.js';
+import { buildApp } from '../../src/app.js';
+import { estimatePeakBytes } from '../../src/http/memory/estimates.js';
 import { assertOk, assertProblem, post } from './helper.js';
 
 const MIB = 1024 * 1024;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import helmet, { type HelmetOptions } from 'helmet';
-import { DOCS_HEADERS } from '../../src/http/protection.js';
+import { DOCS_HEADERS } from '../../src/http/protocol/protection.js';
 
 // What the docs page needs (src/http/protection.ts): its own files, Swagger UI's inline styles, data: images; callable from other origins.
 const DOCS_HELMET_OPTIONS: HelmetOptions = {

@@ -8,7 +8,7 @@ import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/server.js';
+import { buildApp } from '../../src/app.js';
 
 // Issue: an answer sent before the body has been read (a 413 from Content-Length, or once a
 // chunked body passes BODY_LIMIT) must reach clients that upload the whole body before they

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { readFileSync } from 'node:fs';
 import { isEven, isNumber, isOdd, sort, stringSplit, toString, type JsonValue } from '../../src/core/index.js';
-import { buildApp } from '../../src/server.js';
+import { buildApp } from '../../src/app.js';
 import { conformanceTo, type Conformance } from './openapi-conformance.js';
 
 /**

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { LEGACY_ROUTES } from '../../src/http/legacy.js';
+import { LEGACY_ROUTES } from '../../src/http/operations/legacy-routes.js';
 import { JSON_TYPE, assertProblem, build, post } from './helper.js';
 
 const DEFAULT_DEPRECATION = '@1795305600'; // 2026-11-22T00:00:00Z

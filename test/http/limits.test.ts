@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { describe, test } from 'node:test';
 import { DEFAULT_CONFIG } from '../../src/config.js';
-import { buildApp } from '../../src/server.js';
+import { buildApp } from '../../src/app.js';
 import { assertOk, assertProblem, build, post } from './helper.js';
 
 const nested = (depth: number): string => '['.repeat(depth) + ']'.repeat(depth);

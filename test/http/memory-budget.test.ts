@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { BudgetTimeout, MemoryBudget, type Reservation } from '../../src/http/memory-budget.js';
+import { BudgetTimeout, MemoryBudget, type Reservation } from '../../src/http/memory/budget.js';
 
 const now = (reserved: Promise<Reservation> | Reservation): Reservation => {
   assert.ok(!(reserved instanceof Promise), 'admitted at once');

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, test } from 'node:test';
 import pino from 'pino';
-import { LOGGED_URL_MAX } from '../../src/http/access-log.js';
-import { lazyChildLogger } from '../../src/http/request-logger.js';
+import { LOGGED_URL_MAX } from '../../src/http/observability/access-log.js';
+import { lazyChildLogger } from '../../src/http/observability/request-logger.js';
 import { DEFAULT_CONFIG, type Config } from '../../src/config.js';
-import { buildApp } from '../../src/server.js';
+import { buildApp } from '../../src/app.js';
 import { assertOk, assertProblem, build, post } from './helper.js';
 
 // A fresh id: this process's random prefix (12 base64url characters) and a counter in base 36.

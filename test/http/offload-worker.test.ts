@@ -3,8 +3,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import v8 from 'node:v8';
 import { test } from 'node:test';
 import { DEFAULT_CONFIG } from '../../src/config.js';
-import { collectGarbage, collectYoungGarbage } from '../../src/http/collect-garbage.js';
-import answerOffloaded, { IDLE_COLLECTION_MS, OLD_GARBAGE_BYTES, type OffloadTask } from '../../src/http/offload-worker.js';
+import { collectGarbage, collectYoungGarbage } from '../../src/http/memory/collect-garbage.js';
+import answerOffloaded, { IDLE_COLLECTION_MS, OLD_GARBAGE_BYTES, type OffloadTask } from '../../src/http/memory/offload-worker.js';
 import { bodyOfShape } from '../../scripts/memory-shapes.js';
 
 // The worker threads' task, called here in the test's own thread: what a task leaves in the heap

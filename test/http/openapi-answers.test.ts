@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import type { Config } from '../../src/config.js';
-import { buildApp } from '../../src/server.js';
+import { buildApp } from '../../src/app.js';
 import { conformanceTo } from './openapi-conformance.js';
 
 // Every status the document lists is one the service answers, and every answer it gives for a

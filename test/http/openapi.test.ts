@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { promisify } from 'node:util';
-import { LEGACY_ROUTES } from '../../src/http/legacy.js';
+import { LEGACY_ROUTES } from '../../src/http/operations/legacy-routes.js';
 import { JSON_TYPE, build } from './helper.js';
 
 const CURRENT_OPERATIONS = [

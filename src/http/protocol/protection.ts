@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import underPressure from '@fastify/under-pressure';
-import type { Config } from '../config.js';
-import { ProblemError } from './problem.js';
+import type { Config } from '../../config.js';
+import { ProblemError } from '../problem.js';
 import { addRouteHeaders } from './route-headers.js';
-import { LIMIT_TEXTS } from './limit-texts.js';
+import { LIMIT_TEXTS } from '../limit-texts.js';
 
 const RETRY_AFTER_SECONDS = 5;
 // How often the event-loop delay is sampled: often enough to react within a few requests.

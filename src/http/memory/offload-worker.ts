@@ -1,11 +1,11 @@
 import v8 from 'node:v8';
 import { move } from 'piscina';
 import { collectGarbage, collectGarbageSoon, collectYoungGarbage } from './collect-garbage.js';
-import { JsonText, OPERATIONS, type OperationId } from './operations.js';
-import type { Limits } from './field-rules.js';
-import { parseJsonBody } from './json-body.js';
-import { ProblemError, problemOf, validationProblem, type Problem } from './problem.js';
-import { compileBodyValidator, type BodyValidator } from './validation.js';
+import { JsonText, OPERATIONS, type OperationId } from '../operations/operation-table.js';
+import type { Limits } from '../operations/field-rules.js';
+import { parseJsonBody } from '../protocol/json-body.js';
+import { ProblemError, problemOf, validationProblem, type Problem } from '../problem.js';
+import { compileBodyValidator, type BodyValidator } from '../operations/validation.js';
 
 /**
  * A worker thread of the offload pool (offload.ts): it answers one large body at a time, from

@@ -1,9 +1,9 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import type { Static, TSchema } from 'typebox';
-import { collatorFor, InputError, isNumber, LimitError, stringSplit } from '../core/index.js';
+import { collatorFor, InputError, isNumber, LimitError, stringSplit } from '../../core/index.js';
 import { numberTextTooLong, PARITY, parityOrProblem, sortedOrProblem, stringFormOrProblem, type Limits, type ParityName } from './field-rules.js';
-import { LIMIT_TEXTS } from './limit-texts.js';
-import { fieldProblem, fromCore, ProblemError } from './problem.js';
+import { LIMIT_TEXTS } from '../limit-texts.js';
+import { fieldProblem, fromCore, ProblemError } from '../problem.js';
 import {
   AnyInputBodySchema,
   BODY_ERRORS,
@@ -29,11 +29,6 @@ import {
  * per current operation (cli-commands.ts), and test/operations-everywhere.test.ts checks that
  * every operation is in each of them. README, "Adding an operation", lists the steps.
  */
-
-/** The JSON bytes of an answer worked out in the worker threads: the route sends them as they are. */
-export class OffloadedAnswer {
-  constructor(readonly json: Buffer) {}
-}
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
@@ -298,12 +293,4 @@ export const LEGACY_OPERATION_IDS = ids.filter((id) => OPERATIONS[id].legacy !==
 /** Sends an operation's answer: JSON text as it is, an object through the route's serializer. */
 export function sendAnswer(reply: FastifyReply, answer: object | JsonText): FastifyReply | object {
   return answer instanceof JsonText ? reply.type(JSON_CONTENT_TYPE).send(answer.text) : answer;
-}
-
-/**
- * Sends a body's answer worked out in the worker threads, if it was: the JSON parser gave it as
- * the body, and validation let it through (validatorFactoryPassing); undefined for any other body.
- */
-export function sendOffloadedAnswer(request: FastifyRequest, reply: FastifyReply): FastifyReply | undefined {
-  return request.body instanceof OffloadedAnswer ? reply.type(JSON_CONTENT_TYPE).send(request.body.json) : undefined;
 }

@@ -1,14 +1,24 @@
 import type { FastifyRequest } from 'fastify';
-import { toJsonPointer } from '../core/index.js';
-import { OPERATIONS, type OperationId } from './operations.js';
-import { ProblemError, fieldProblem } from './problem.js';
-import { LIMIT_TEXTS } from './limit-texts.js';
+import { toJsonPointer } from '../../core/index.js';
+import { OPERATIONS } from '../operations/operation-table.js';
+import { ProblemError, fieldProblem } from '../problem.js';
+import { LIMIT_TEXTS } from '../limit-texts.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The JSON source text of the number in the body field named by the route's `numberField`. */
     numberSource: string | undefined;
+    /** The body's size in bytes, once it has arrived. */
+    bodyBytes: number;
   }
+}
+
+/**
+ * A body too large to parse on the event loop: its bytes go to the worker threads, which parse,
+ * validate and answer it (memory/admission.ts).
+ */
+export class LargeBody {
+  constructor(readonly bytes: Buffer) {}
 }
 
 const QUOTE = 0x22;
@@ -73,18 +83,32 @@ export function parseJsonBody(bytes: Uint8Array, maxDepth: number, numberField: 
 }
 
 /**
- * Fastify's `application/json` parser, replaced by `parseJsonBody`: `operation` is the route's
- * body operation, if any, which says whose number source to keep; it goes on the request.
+ * Fastify's `application/json` parser, in the callback form (an async parser costs a promise per
+ * request). It keeps the source text of the number field of the route's operation, and hands a
+ * body of an operation over `offloadBodyBytes` on unparsed, as a `LargeBody` for the worker threads.
+ *
+ * @example
+ * app.addContentTypeParser('application/json', { parseAs: 'buffer' }, jsonBodyParser(64, 65536));
  */
-export function createJsonBodyParser(maxDepth: number) {
-  return function parseRequestBody(request: FastifyRequest, bytes: Buffer, operation: OperationId | undefined): unknown {
-    checkCharset(request.headers['content-type']);
-    const numberField = operation === undefined ? undefined : OPERATIONS[operation].numberField;
-    const { body, numberSource } = parseJsonBody(bytes, maxDepth, numberField);
-    request.numberSource = numberSource;
-    return body;
+export function jsonBodyParser(maxDepth: number, offloadBodyBytes: number): ContentTypeParserDoneFunction {
+  return (request, bytes, done) => {
+    let body: unknown;
+    try {
+      checkCharset(request.headers['content-type']);
+      request.bodyBytes = bytes.length;
+      const operation = request.routeOptions.config.operation;
+      if (operation !== undefined && bytes.length > offloadBodyBytes) return done(null, new LargeBody(bytes));
+      const parsed = parseJsonBody(bytes, maxDepth, operation === undefined ? undefined : OPERATIONS[operation].numberField);
+      request.numberSource = parsed.numberSource;
+      body = parsed.body;
+    } catch (error) {
+      return done(error as Error, undefined);
+    }
+    done(null, body);
   };
 }
+
+type ContentTypeParserDoneFunction = (request: FastifyRequest, bytes: Buffer, done: (error: Error | null, body?: unknown) => void) => void;
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

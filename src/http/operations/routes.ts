@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyPluginAsync, RouteShorthandOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Limits } from './field-rules.js';
-import { CURRENT_OPERATION_IDS, OPERATIONS, sendAnswer, sendOffloadedAnswer, type Operation, type OperationId } from './operations.js';
+import { CURRENT_OPERATION_IDS, OPERATIONS, sendAnswer, type Operation, type OperationId } from './operation-table.js';
 import { jsonResponse, NumberParamsSchema, problemResponses } from './schemas.js';
 
 /**
@@ -35,12 +35,7 @@ export function postOperation(app: FastifyInstance, id: OperationId, limits: Lim
   };
   app
     .withTypeProvider<TypeBoxTypeProvider>()
-    .post(
-      operation.path,
-      options,
-      async (request, reply) =>
-        sendOffloadedAnswer(request, reply) ?? sendAnswer(reply, operation.answer(request.body, { limits, numberSource: request.numberSource })),
-    );
+    .post(operation.path, options, async (request, reply) => sendAnswer(reply, operation.answer(request.body, { limits, numberSource: request.numberSource })));
 }
 
 /** The current operations (docs/behaviour.md §2), under the prefix they are registered with: one POST each, and a GET where the table has a path form. */

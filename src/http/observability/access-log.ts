@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AccessLog } from '../config.js';
+import type { AccessLog } from '../../config.js';
 import type { HttpMetrics } from './metrics.js';
 
 // An incoming X-Request-Id is kept when it is a plain token; anything else is replaced.

@@ -1,4 +1,4 @@
-import { OPERATIONS, type OperationId, type MemoryProfile } from './operations.js';
+import { OPERATIONS, type OperationId, type MemoryProfile } from '../operations/operation-table.js';
 
 /**
  * Peak memory of answering a body, per byte of body, for each kind of operation: measured by

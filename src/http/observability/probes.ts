@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { HttpMetrics } from './metrics.js';
-import { problemOf, sendProblem } from './problem.js';
+import { problemOf, sendProblem } from '../problem.js';
 
 /** What the process tells its probes: cleared when shutdown begins. */
 export interface Lifecycle {

@@ -1,20 +1,20 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, preValidationHookHandler } from 'fastify';
 import { Counter, type Metric } from 'prom-client';
-import type { OperationId } from './operations.js';
+import { JSON_CONTENT_TYPE, type OperationId } from '../operations/operation-table.js';
+import { LargeBody } from '../protocol/json-body.js';
+import type { OffloadPool } from './offload-pool.js';
 import { collectGarbageSoon } from './collect-garbage.js';
-import { hasUnreadBody } from './lingering-close.js';
-import { MemoryBudget, type Reservation } from './memory-budget.js';
-import { estimatePeakBytes } from './memory-estimates.js';
-import { ProblemError, problemOf, sendProblem } from './problem.js';
-import { LIMIT_TEXTS } from './limit-texts.js';
-import { counterOf, gaugeOf } from './metrics.js';
+import { hasUnreadBody } from '../protocol/lingering-close.js';
+import { MemoryBudget, type Reservation } from './budget.js';
+import { estimatePeakBytes } from './estimates.js';
+import { ProblemError, problemOf, sendProblem } from '../problem.js';
+import { LIMIT_TEXTS } from '../limit-texts.js';
+import { counterOf, gaugeOf } from '../observability/metrics.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The memory this request holds in the budget, from admission until its answer is written. */
     reservation: Reservation | undefined;
-    /** The body operation of the request's route, set on admission; what the body parser reads. */
-    operation: OperationId | undefined;
   }
   interface FastifyContextConfig {
     /** The body operation a route answers: its memory is estimated and admitted by it. */
@@ -40,6 +40,8 @@ function releaseLarge(this: HeldResponse): void {
 
 export interface AdmissionOptions {
   readonly budget: MemoryBudget;
+  /** The worker threads that answer bodies over `offloadBodyBytes`. */
+  readonly pool: OffloadPool;
   /** The process's share of MEMORY_LIMIT, for the messages. */
   readonly memoryLimit: number;
   readonly bodyLimit: number;
@@ -72,7 +74,6 @@ export function admitByMemory(app: FastifyInstance, options: AdmissionOptions): 
   const admitFor =
     (operation: OperationId): onRequestHookHandler =>
     (request, reply, done) => {
-      request.operation = operation;
       const declared = Number(request.headers['content-length']);
       if (declared > bodyLimit) return done(); // Fastify answers 413 without reading it
       const chunked = Number.isNaN(declared);
@@ -98,26 +99,35 @@ export function admitByMemory(app: FastifyInstance, options: AdmissionOptions): 
       if (!(reserved instanceof Promise)) return admitted(reserved);
       reserved.then(admitted, () => refuseForNow(closeAfterBody(request, reply), retryAfter));
     };
+  // Once the body has arrived: its reservation comes down to what its real size needs, or the
+  // request is refused when that is more than a request can ever have (a chunked body, admitted
+  // before its size was known). A large body is then answered by the pool, which parses,
+  // validates and answers it off the event loop; sending its answer here ends the request before
+  // validation and the handler, which are the event loop's way of answering.
+  const settleAndOffload =
+    (operation: OperationId): preValidationHookHandler =>
+    (request, reply, done) => {
+      const body = request.body;
+      const large = body instanceof LargeBody;
+      const { reservation } = request;
+      if (reservation !== undefined) {
+        const bodyBytes = large ? body.bytes.length : request.bodyBytes;
+        const bytes = estimatePeakBytes(operation, bodyBytes, large);
+        if (bytes > budget.ceiling(large)) return done(new ProblemError(413, neverFits(bytes, bodyBytes, options).detail));
+        reservation.shrink(bytes);
+      }
+      if (!large) return done();
+      options.pool.answer(operation, body.bytes).then(
+        (json) => void reply.type(JSON_CONTENT_TYPE).send(json),
+        (error: Error) => done(error),
+      );
+    };
   app.addHook('onRoute', (route) => {
     const operation = route.config?.operation;
-    if (operation !== undefined) route.onRequest = [...[route.onRequest ?? []].flat(), admitFor(operation)];
+    if (operation === undefined) return;
+    route.onRequest = [...[route.onRequest ?? []].flat(), admitFor(operation)];
+    route.preValidation = [...[route.preValidation ?? []].flat(), settleAndOffload(operation)];
   });
-}
-
-/**
- * Once the body has arrived: lowers the reservation of a request to what its real size needs,
- * or refuses it when that is more than a request can ever have (a chunked body, admitted before
- * its size was known).
- */
-export function settleReservation(request: FastifyRequest, operation: OperationId, bodyBytes: number, offloaded: boolean, options: AdmissionOptions): void {
-  const { reservation } = request;
-  if (reservation === undefined) return;
-  const bytes = estimatePeakBytes(operation, bodyBytes, offloaded);
-  if (bytes > options.budget.ceiling(offloaded)) {
-    const problem = neverFits(bytes, bodyBytes, options);
-    throw new ProblemError(problem.status, problem.detail);
-  }
-  reservation.shrink(bytes);
 }
 
 function neverFits(bytes: number, bodyBytes: number, options: AdmissionOptions) {

@@ -1,5 +1,5 @@
 import { Type, type TSchema } from 'typebox';
-import { EXPECTED, PROBLEM_CONTENT_TYPE } from './problem.js';
+import { EXPECTED, PROBLEM_CONTENT_TYPE } from '../problem.js';
 
 /**
  * Every request and response shape, as TypeBox schemas: they validate requests, serialize

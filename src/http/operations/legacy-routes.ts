@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import type { Config } from '../config.js';
-import { addRouteHeaders } from './route-headers.js';
+import type { Config } from '../../config.js';
+import { addRouteHeaders } from '../protocol/route-headers.js';
 import type { Limits } from './field-rules.js';
-import { LEGACY_OPERATION_IDS, OPERATIONS, type LegacyForm, type Operation } from './operations.js';
+import { LEGACY_OPERATION_IDS, OPERATIONS, type LegacyForm, type Operation } from './operation-table.js';
 import { postOperation, resultResponse } from './routes.js';
 
 /**

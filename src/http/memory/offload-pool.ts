@@ -1,13 +1,13 @@
 import { Piscina } from 'piscina';
-import type { Limits } from './field-rules.js';
-import { OffloadedAnswer, type OperationId } from './operations.js';
+import type { Limits } from '../operations/field-rules.js';
+import type { OperationId } from '../operations/operation-table.js';
 import type { OffloadTask, PoolOutcome } from './offload-worker.js';
-import { ProblemError } from './problem.js';
-import { LIMIT_TEXTS } from './limit-texts.js';
+import { ProblemError } from '../problem.js';
+import { LIMIT_TEXTS } from '../limit-texts.js';
 
 export interface OffloadPool {
-  /** The answer for this body, or a `ProblemError` with the problem the route would have answered. */
-  answer(operation: OperationId, body: Buffer): Promise<OffloadedAnswer>;
+  /** The JSON bytes of the answer for this body, or a `ProblemError` with the problem the route would have answered. */
+  answer(operation: OperationId, body: Buffer): Promise<Buffer>;
   readonly threads: number;
   /** Starts the threads now rather than on the first large body; resolves once one has answered. */
   warm(): Promise<void>;
@@ -74,7 +74,7 @@ export function createOffloadPool(options: OffloadPoolOptions): OffloadPool {
       }
       if (outcome === null) throw new TypeError('the pool answered a warm-up');
       if (!(outcome instanceof Uint8Array)) throw new ProblemError(outcome.problem.status, outcome.problem.detail, outcome.problem.errors);
-      return new OffloadedAnswer(Buffer.from(outcome.buffer, outcome.byteOffset, outcome.byteLength));
+      return Buffer.from(outcome.buffer, outcome.byteOffset, outcome.byteLength);
     },
     close: async () => pool?.destroy(),
   };

@@ -1,0 +1,202 @@
+import { availableParallelism } from 'node:os';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { DEFAULT_CONFIG, formatBytes, workerCount, type Config } from './config.js';
+import { detectMemoryLimit, processShare } from './http/memory/memory-limit.js';
+import { admitByMemory, budgetMetrics } from './http/memory/admission.js';
+import { MemoryBudget } from './http/memory/budget.js';
+import { createOffloadPool, type OffloadPool } from './http/memory/offload-pool.js';
+import { AJV_CUSTOM_OPTIONS } from './http/operations/validation.js';
+import { answerOtherMethods, recordRoutes } from './http/protocol/allowed-methods.js';
+import { jsonBodyParser } from './http/protocol/json-body.js';
+import { DEFAULT_PREFIX, registerOpenApi } from './http/operations/openapi.js';
+import { problemErrorHandler, problemOf, sendProblem, toProblem, writeClientError } from './http/problem.js';
+import { legacyRoutes, markLegacyResponses } from './http/operations/legacy-routes.js';
+import { operationRoutes } from './http/operations/routes.js';
+import { manageConnections } from './http/protocol/drain.js';
+import { counterOf, createHttpMetrics } from './http/observability/metrics.js';
+import { logAndCountAnswers, requestIdOf } from './http/observability/access-log.js';
+import { registerProbes, type Lifecycle } from './http/observability/probes.js';
+import { API_HEADERS, protect } from './http/protocol/protection.js';
+import { addFixedHeaders } from './http/protocol/response-headers.js';
+import { lazyChildLogger } from './http/observability/request-logger.js';
+import { bufferedStdout, droppedLogLines } from './http/observability/log-destination.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Set `ready` to false when shutdown begins: `/readyz` then answers 503. */
+    lifecycle: Lifecycle;
+    /** The memory budget and the pool that answers large bodies. */
+    memory: MemorySetup;
+  }
+}
+
+export interface MemorySetup {
+  /** This process's share of MEMORY_LIMIT. */
+  readonly limit: number;
+  readonly source: 'MEMORY_LIMIT' | 'cgroup' | 'machine';
+  readonly budget: MemoryBudget;
+  readonly pool: OffloadPool;
+  /** One line for the startup log. */
+  describe(): string;
+}
+
+// A worker thread's own memory before it does anything (a V8 isolate and Node's bootstrap), measured with an idle pool.
+const THREAD_BASE_BYTES = 24 * 1024 * 1024;
+// Left unreserved: the event loop's own garbage between collections, allocator slack.
+const HEADROOM = 0.1;
+// Large requests leave this much of the budget to small ones, so that those are answered while large ones run.
+const SMALL_REQUEST_SHARE = 0.1;
+const MIB = 1024 * 1024;
+
+/**
+ * The memory budget of this process: its share of MEMORY_LIMIT (docs/behaviour.md §3), less
+ * what the process already uses, its pool threads, its log backlog and some headroom. Throws
+ * naming MEMORY_LIMIT when nothing would be left for requests.
+ */
+function memorySetup(config: Config, fixedCapacity: number | undefined): MemorySetup {
+  const detected = config.memoryLimit === 'auto' ? detectMemoryLimit() : undefined;
+  const limit = processShare(detected?.bytes ?? (config.memoryLimit as number), workerCount(config));
+  const threads = config.poolThreads === 'auto' ? Math.max(1, Math.floor(availableParallelism() / workerCount(config)) - 1) : config.poolThreads;
+  // The log lines that may wait for a slow standard output (LOG_BACKLOG_BYTES) are memory requests cannot have.
+  const logBacklog = usesBufferedStdout(config) ? config.logBacklogBytes : 0;
+  const used = process.memoryUsage().rss + threads * THREAD_BASE_BYTES + logBacklog;
+  const capacity = fixedCapacity ?? Math.floor((limit - used) * (1 - HEADROOM));
+  if (capacity < 32 * MIB) {
+    throw new RangeError(
+      `MEMORY_LIMIT leaves ${formatBytes(Math.max(0, capacity))} for requests: this process's share is ${formatBytes(limit)} and it uses ${formatBytes(used)} before any request. Raise MEMORY_LIMIT or lower WORKERS or POOL_THREADS`,
+    );
+  }
+  const budget = new MemoryBudget(capacity, Math.floor(capacity * SMALL_REQUEST_SHARE));
+  const heapMb = Math.min(4096, Math.max(64, Math.ceil(budget.ceiling(true) / MIB)));
+  const limits = { sortMaxLength: config.sortMaxLength, numberTextLimit: config.numberTextLimit, stringSplitMaxParts: config.stringSplitMaxParts };
+  const pool = createOffloadPool({ threads, heapMb, limits, maxDepth: config.maxDepth });
+  const source = detected === undefined ? 'MEMORY_LIMIT' : detected.source;
+  return {
+    limit,
+    source,
+    budget,
+    pool,
+    describe: () =>
+      `${formatBytes(limit)} (${source === 'MEMORY_LIMIT' ? 'MEMORY_LIMIT' : `MEMORY_LIMIT=auto: the ${source}'s`}${workerCount(config) > 1 ? ", this worker's share" : ''}), ` +
+      `${formatBytes(capacity)} of it for requests; bodies over ${formatBytes(config.offloadBodyBytes)} go to ${threads} worker thread${threads === 1 ? '' : 's'} of ${heapMb} MiB heap`,
+  };
+}
+
+const CONNECTIONS_CHECKING_INTERVAL_MS = 1000;
+
+export interface BuildOptions {
+  /** Path under which the current operations, `/openapi.json` and `/docs` are served; `/api` by default. */
+  readonly prefix?: string;
+  /** Fastify's logger option; defaults to pino at `config.logLevel` in `config.logFormat`. */
+  readonly logger?: FastifyServerOptions['logger'];
+  /** Bytes requests may reserve in all, instead of what MEMORY_LIMIT leaves this process (for tests). */
+  readonly memoryCapacity?: number;
+}
+
+/** Whether log lines go through the buffered standard output (buffered-stdout.ts), which holds a backlog. */
+function usesBufferedStdout(config: Config): boolean {
+  return config.logFormat === 'json' && config.logFlushMs > 0;
+}
+
+function loggerFor(config: Config): FastifyServerOptions['logger'] {
+  const base = { level: config.logLevel } as const;
+  if (config.logFormat === 'pretty') return { ...base, transport: { target: 'pino-pretty' } };
+  return usesBufferedStdout(config) ? { ...base, stream: bufferedStdout(config.logFlushMs, config.logBacklogBytes) } : base;
+}
+
+/**
+ * Builds the service (not yet listening) from a configuration; anything not given takes its
+ * default. Tests use this same factory with the production options.
+ *
+ * @example
+ * const app = await buildApp({ bodyLimit: 1024 });
+ * const response = await app.inject({ method: 'GET', url: '/api/isEven/4' }); // {"ret":true}
+ */
+export async function buildApp(overrides: Partial<Config> = {}, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const config: Config = { ...DEFAULT_CONFIG, ...overrides };
+  const prefix = options.prefix ?? DEFAULT_PREFIX;
+  if (!/^(\/[\w.~-]+)+$/.test(prefix)) throw new TypeError(`prefix must look like "/api" or "/tools/json", not ${JSON.stringify(prefix)}`);
+  // A path value may be percent-encoded: up to three bytes per character of number text.
+  const longestPathValue = 3 * config.numberTextLimit + 64;
+
+  const app = Fastify({
+    logger: options.logger ?? loggerFor(config),
+    // Access-log lines come from access-log.ts, as ACCESS_LOG says, instead of Fastify's two per request.
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
+    childLoggerFactory: lazyChildLogger,
+    requestIdHeader: false,
+    genReqId: requestIdOf,
+    bodyLimit: config.bodyLimit,
+    http: {
+      // The request line counts toward Node's header limit (16 KiB by default): make room for the longest path value.
+      maxHeaderSize: 16 * 1024 + longestPathValue,
+      // A client that stalls while sending headers (slowloris) is cut off after this (docs/behaviour.md §3).
+      headersTimeout: config.headersTimeoutMs,
+      // Node enforces the header and request timeouts on this tick (30 s by default, coarser than they are).
+      connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS,
+    },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: longestPathValue },
+    // A client that takes longer than this to send its whole request, body included, gets 408.
+    requestTimeout: config.requestTimeoutMs,
+    // Idle keep-alive connections close after this; above the 60 s idle timeout of common load balancers,
+    // so that the balancer, not the service, closes first and never reuses a closing connection.
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    connectionTimeout: 0, // no socket inactivity timeout on top of the two above
+    // __proto__ and constructor are ordinary keys (docs/behaviour.md); our parser never assigns them.
+    onProtoPoisoning: 'ignore',
+    onConstructorPoisoning: 'ignore',
+    ajv: { customOptions: AJV_CUSTOM_OPTIONS },
+    frameworkErrors: (error, _request, reply) => void sendProblem(reply, toProblem(error, config.bodyLimit)),
+    clientErrorHandler: writeClientError,
+  });
+  app.decorateRequest('numberSource', undefined);
+  const lifecycle: Lifecycle = { ready: true };
+  app.decorate('lifecycle', lifecycle);
+  const memory = memorySetup(config, options.memoryCapacity);
+  app.decorate('memory', memory);
+  app.addHook('onClose', () => memory.pool.close());
+  const { isClosing } = manageConnections(app.server, config);
+  const metrics = createHttpMetrics();
+  for (const metric of budgetMetrics(memory.budget, memory.limit)) metrics.register(metric);
+  metrics.register(
+    counterOf('log_lines_dropped_total', 'Log lines dropped because standard output did not take them in time (LOG_BACKLOG_BYTES)', droppedLogLines),
+  );
+  addFixedHeaders(app, {
+    always: config.securityHeaders === 'on' ? API_HEADERS : {},
+    corsOrigins: config.corsOrigins,
+    // From the first moment of shutdown, responses ask clients to reconnect: new connections still
+    // reach this process during the drain delay, and by the close few keep-alive ones are left.
+    shuttingDown: () => !lifecycle.ready || isClosing(),
+  });
+  logAndCountAnswers(app, metrics, config.accessLog, config.slowRequestMs);
+
+  // JSON is the only media type taken (docs/behaviour.md): Fastify's text/plain parser goes too.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, jsonBodyParser(config.maxDepth, config.offloadBodyBytes));
+
+  app.setErrorHandler(problemErrorHandler(config.bodyLimit));
+  app.setNotFoundHandler(async (request, reply) =>
+    sendProblem(reply, problemOf(404, `There is no ${request.method} ${request.url.split('?')[0]}; the operations are listed at ${prefix}/docs`)),
+  );
+  await protect(app, config, `${prefix}/docs`);
+  admitByMemory(app, {
+    budget: memory.budget,
+    pool: memory.pool,
+    memoryLimit: memory.limit,
+    bodyLimit: config.bodyLimit,
+    offloadBodyBytes: config.offloadBodyBytes,
+    admissionWaitMs: config.admissionWaitMs,
+  });
+
+  const routes = recordRoutes(app);
+  const limits = { sortMaxLength: config.sortMaxLength, numberTextLimit: config.numberTextLimit, stringSplitMaxParts: config.stringSplitMaxParts };
+  await registerOpenApi(app, prefix);
+  registerProbes(app, lifecycle, metrics);
+  await app.register(operationRoutes, { prefix, ...limits });
+  if (config.legacyRoutes === 'on') {
+    markLegacyResponses(app, config, prefix);
+    await app.register(legacyRoutes, { ...limits, successorPrefix: prefix });
+  }
+  answerOtherMethods(app, routes, config.corsOrigins);
+  return app;
+}
