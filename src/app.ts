@@ -18,8 +18,7 @@ import { logAndCountAnswers, requestIdOf } from './http/observability/access-log
 import { registerProbes, type Lifecycle } from './http/observability/probes.js';
 import { API_HEADERS, protect } from './http/protocol/protection.js';
 import { addFixedHeaders } from './http/protocol/response-headers.js';
-import { lazyChildLogger } from './http/observability/request-logger.js';
-import { bufferedStdout, droppedLogLines } from './http/observability/log-destination.js';
+import { logDestination, droppedLogLines } from './http/observability/log-destination.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -101,7 +100,7 @@ function usesBufferedStdout(config: Config): boolean {
 function loggerFor(config: Config): FastifyServerOptions['logger'] {
   const base = { level: config.logLevel } as const;
   if (config.logFormat === 'pretty') return { ...base, transport: { target: 'pino-pretty' } };
-  return usesBufferedStdout(config) ? { ...base, stream: bufferedStdout(config.logFlushMs, config.logBacklogBytes) } : base;
+  return usesBufferedStdout(config) ? { ...base, stream: logDestination(config.logFlushMs, config.logBacklogBytes) } : base;
 }
 
 /**
@@ -123,7 +122,6 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
     logger: options.logger ?? loggerFor(config),
     // Access-log lines come from access-log.ts, as ACCESS_LOG says, instead of Fastify's two per request.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
-    childLoggerFactory: lazyChildLogger,
     requestIdHeader: false,
     genReqId: requestIdOf,
     bodyLimit: config.bodyLimit,

@@ -1,6 +1,6 @@
 /**
  * How a pause of whatever reads the service's standard output turns into dropped log lines: a
- * child writes access-log-sized lines through `bufferedStdout` (src/buffered-stdout.ts, an 8 MiB
+ * child writes access-log-sized lines through `logDestination` (src/http/observability/log-destination.ts, an 8 MiB
  * backlog) into a pipe, LINES_PER_TICK lines each turn of a 1 ms timer, as requests would come;
  * this process reads the pipe, stops reading once for PAUSE_SECONDS after the first MiB, then reads
  * on. Prints the rate reached and the lines dropped.

@@ -4,7 +4,7 @@ const MODULE = new URL('../../src/http/observability/log-destination.ts', import
 
 /**
  * A child process that runs `script` with `logger`, a pino logger writing through
- * `bufferedStdout(flushMs, backlogBytes)` (src/buffered-stdout.ts), and `droppedLogLines` in
+ * `logDestination(flushMs, backlogBytes)` (src/http/observability/log-destination.ts), and `droppedLogLines` in
  * scope; its stdout is `stdout` (a pipe unless given), stderr a pipe. Used by
  * bench/micro/log-pipe-pause.ts and test/buffered-stdout.test.ts.
  *
@@ -27,7 +27,7 @@ export function spawnLoggingChild(
       'tsx',
       '--input-type=module',
       '-e',
-      `import pino from 'pino'; import { bufferedStdout, droppedLogLines } from ${JSON.stringify(MODULE)}; const logger = pino(${pinoOptions}, bufferedStdout(${flushMs}, ${backlogBytes})); ${script}`,
+      `import pino from 'pino'; import { logDestination, droppedLogLines } from ${JSON.stringify(MODULE)}; const logger = pino(${pinoOptions}, logDestination(${flushMs}, ${backlogBytes})); ${script}`,
     ],
     { stdio: ['ignore', stdout, 'pipe'], cwd: new URL('../..', import.meta.url) },
   );

@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, test } from 'node:test';
-import pino from 'pino';
 import { LOGGED_URL_MAX } from '../../src/http/observability/access-log.js';
-import { lazyChildLogger } from '../../src/http/observability/request-logger.js';
 import { DEFAULT_CONFIG, type Config } from '../../src/config.js';
 import { buildApp } from '../../src/app.js';
 import { assertOk, assertProblem, build, post } from './helper.js';
@@ -209,28 +207,6 @@ describe('request ids and logs', () => {
       .filter((entry) => entry.msg === 'request')
       .map((entry) => entry.url);
     assert.deepEqual(urls, [atLimit, `${atLimit}…(${LOGGED_URL_MAX + 1} characters)`]);
-  });
-  test('a request that logs nothing makes no child logger; one that logs gets one, with its id', () => {
-    const lines: string[] = [];
-    const stream = new Writable({ write: (chunk, _encoding, done) => (lines.push(String(chunk)), done()) });
-    const parent = pino({ level: 'info' }, stream);
-    let children = 0;
-    const countingParent = Object.assign(Object.create(parent) as typeof parent, {
-      child: (...args: Parameters<typeof parent.child>) => (children++, parent.child(...args)),
-    });
-    const quiet = lazyChildLogger(countingParent, { requestId: 'r-1' }, {});
-    assert.equal(quiet.level, 'info');
-    assert.equal(children, 0);
-    const failing = lazyChildLogger(countingParent, { requestId: 'r-2' }, {});
-    failing.error({ err: new Error('boom') }, 'request failed');
-    failing.debug('below the level');
-    assert.equal(children, 1);
-    assert.equal(lines.length, 1);
-    assert.deepEqual((({ requestId, msg, level }) => ({ requestId, msg, level }))(JSON.parse(lines[0] as string) as Record<string, unknown>), {
-      requestId: 'r-2',
-      msg: 'request failed',
-      level: 50,
-    });
   });
   test("a line logged through a request's logger carries its request id", async (t) => {
     const lines: string[] = [];

@@ -1,5 +1,5 @@
 import cluster from 'node:cluster';
-import { AggregatorRegistry, Counter, Gauge, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
+import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
 
 /**
  * Prometheus metrics (https://github.com/siimon/prom-client): request counts and latency by
@@ -65,90 +65,18 @@ export interface HttpMetrics {
 }
 
 const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
-
-interface Labels {
-  readonly method: string;
-  readonly route: string;
-  readonly status: string;
-}
-
-/** Counts and latencies of one method, route and status. */
-class RouteCell {
-  count = 0;
-  sum = 0;
-  /** Observations per bucket, not cumulative; the last is +Inf. */
-  readonly buckets = new Float64Array(DURATION_BUCKETS.length + 1);
-  constructor(readonly labels: Labels) {}
-}
-
-/**
- * The request counter and latency histogram. prom-client's own `Counter.inc(labels)` and
- * `Histogram.observe(labels)` build and check a label key on every call; here a request costs
- * three Map lookups (method, route, status) and a few additions, and the prom-client metric shape (`get()`) is produced only
- * when scraped, so prom-client's registries format and (in a cluster) sum them as their own.
- * The difference is measured in bench/results/ab (tricks.md against plain-metrics.md).
- */
-class RequestStats {
-  // By method, then route template, then status: the three are looked up as they come, with no key built per request.
-  private readonly byMethod = new Map<string, Map<string, Map<number, RouteCell>>>();
-  /** Every cell, in the order first seen. */
-  private readonly cells: RouteCell[] = [];
-
-  observe(method: string, route: string, status: number, seconds: number): void {
-    let byRoute = this.byMethod.get(method);
-    if (byRoute === undefined) this.byMethod.set(method, (byRoute = new Map<string, Map<number, RouteCell>>()));
-    let byStatus = byRoute.get(route);
-    if (byStatus === undefined) byRoute.set(route, (byStatus = new Map<number, RouteCell>()));
-    let cell = byStatus.get(status);
-    if (cell === undefined) {
-      cell = new RouteCell({ method, route, status: String(status) });
-      byStatus.set(status, cell);
-      this.cells.push(cell);
-    }
-    cell.count++;
-    cell.sum += seconds;
-    let bucket = 0;
-    while (bucket < DURATION_BUCKETS.length && seconds > (DURATION_BUCKETS[bucket] as number)) bucket++;
-    (cell.buckets[bucket] as number)++;
-  }
-
-  readonly counter = {
-    name: 'http_requests_total',
-    help: 'HTTP requests answered',
-    type: 'counter',
-    aggregator: 'sum',
-    get: async () => ({ ...this.counter, values: this.cells.map((cell) => ({ labels: { ...cell.labels }, value: cell.count })) }),
-  };
-
-  readonly histogram = {
-    name: 'http_request_duration_seconds',
-    help: 'Time from request to response',
-    type: 'histogram',
-    aggregator: 'sum',
-    get: async () => ({ ...this.histogram, values: this.cells.flatMap((cell) => histogramValues(this.histogram.name, cell)) }),
-  };
-}
-
-function histogramValues(name: string, cell: RouteCell): object[] {
-  let cumulative = 0;
-  const values: object[] = DURATION_BUCKETS.map((le, i) => {
-    cumulative += cell.buckets[i] as number;
-    return { labels: { le, ...cell.labels }, value: cumulative, metricName: `${name}_bucket` };
-  });
-  values.push(
-    { labels: { le: '+Inf', ...cell.labels }, value: cell.count, metricName: `${name}_bucket` },
-    { labels: { ...cell.labels }, value: cell.sum, metricName: `${name}_sum` },
-    { labels: { ...cell.labels }, value: cell.count, metricName: `${name}_count` },
-  );
-  return values;
-}
+const LABELS = ['method', 'route', 'status'] as const;
 
 export function createHttpMetrics(): HttpMetrics {
   const registry = new Registry();
-  const stats = new RequestStats();
-  // prom-client's registry takes any object with a name and get(); its types ask for a full Metric.
-  registry.registerMetric(stats.counter as never);
-  registry.registerMetric(stats.histogram as never);
+  const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered', labelNames: LABELS, registers: [registry] });
+  const durations = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from request to response',
+    labelNames: LABELS,
+    buckets: DURATION_BUCKETS,
+    registers: [registry],
+  });
   const registries = [registry, processMetrics()];
   if (cluster.isWorker) {
     AggregatorRegistry.setRegistries(registries);
@@ -160,7 +88,9 @@ export function createHttpMetrics(): HttpMetrics {
     contentType: registry.contentType,
     register: (metric) => registry.registerMetric(metric),
     observe(method, route, status, seconds) {
-      stats.observe(method, route ?? UNMATCHED_ROUTE, status, seconds);
+      const labels = { method, route: route ?? UNMATCHED_ROUTE, status };
+      requests.inc(labels);
+      durations.observe(labels, seconds);
     },
     async text() {
       if (cluster.isWorker && process.send !== undefined) return askPrimaryForClusterMetrics();

@@ -9,7 +9,7 @@ import { spawnLoggingChild } from '../bench/micro/logging-child.js';
 import { LOG_BUFFER_BYTES } from '../src/http/observability/log-destination.js';
 
 /**
- * Runs `script` in a child with pino logging to `bufferedStdout(flushMs, backlogBytes)` as `logger`;
+ * Runs `script` in a child with pino logging to `logDestination(flushMs, backlogBytes)` as `logger`;
  * its stdout as it arrives, read from the start unless `readStdout` is false (then call `readStdout()`).
  */
 function run(script: string, { flushMs = 10_000, backlogBytes = 8 * 1024 * 1024, readStdout = true, stdoutFd = undefined as number | undefined } = {}) {
@@ -35,7 +35,7 @@ function run(script: string, { flushMs = 10_000, backlogBytes = 8 * 1024 * 1024,
 
 const lines = (text: string): number => text.split('\n').filter((line) => line.includes('"msg":"line ')).length;
 
-test('buffered stdout: lines are written once they fill the buffer, long before the flush interval', async (t) => {
+test('log destination: lines are written once they fill the buffer, long before the flush interval', async (t) => {
   // Each line is about 75 characters: LOG_BUFFER_BYTES / 60 of them pass the buffer size; then the process waits.
   const count = Math.ceil(LOG_BUFFER_BYTES / 60);
   const child = run(
@@ -50,21 +50,21 @@ test('buffered stdout: lines are written once they fill the buffer, long before 
   assert.ok(child.output().endsWith('\n'));
 });
 
-test('buffered stdout: lines still in the buffer are written when the process dies of an uncaught exception', async (t) => {
+test('log destination: lines still in the buffer are written when the process dies of an uncaught exception', async (t) => {
   const child = run(`for (let i = 0; i < 3; i++) logger.info('line ' + i); setTimeout(() => { throw new Error('boom'); }, 50);`);
   t.after(child.kill);
   assert.equal(await child.exited, 1);
   assert.equal(lines(child.output()), 3);
 });
 
-test('buffered stdout: lines still in the buffer are written when the process ends because nothing is left to do', async (t) => {
+test('log destination: lines still in the buffer are written when the process ends because nothing is left to do', async (t) => {
   const child = run(`for (let i = 0; i < 3; i++) logger.info('line ' + i);`);
   t.after(child.kill);
   assert.equal(await child.exited, 0, child.errors());
   assert.equal(lines(child.output()), 3, `stdout: ${child.output()}\nstderr: ${child.errors()}`);
 });
 
-test('buffered stdout: when standard output is not read, at most LOG_BACKLOG_BYTES waits; what comes beyond is dropped and counted, nothing else is lost', async (t) => {
+test('log destination: when standard output is not read, at most LOG_BACKLOG_BYTES waits; what comes beyond is dropped and counted, nothing else is lost', async (t) => {
   // Below LOG_BACKLOG_BYTES's lowest setting, so that the test is quick: once the pipe has been
   // full, sonic-boom writes to it again every 100 ms (it is non-blocking, as in the service).
   const backlogBytes = 256 * 1024;
@@ -105,7 +105,7 @@ test('buffered stdout: when standard output is not read, at most LOG_BACKLOG_BYT
 /** A child's script line: 3,000 log lines of about 75 bytes (225 KB). */
 const LOG_3000_LINES = `for (let i = 0; i < 3000; i++) logger.info('line ' + String(i).padStart(5, '0') + ' ' + 'x'.repeat(50));`;
 
-test('buffered stdout: a process whose standard output nobody reads still exits, about a second after process.exit()', async (t) => {
+test('log destination: a process whose standard output nobody reads still exits, about a second after process.exit()', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'buffered-stdout-'));
   const fifo = join(dir, 'stdout');
   execFileSync('mkfifo', [fifo]);
@@ -128,7 +128,7 @@ test('buffered stdout: a process whose standard output nobody reads still exits,
 });
 
 test(
-  'buffered stdout: a closed standard output (EPIPE) does not end the process; lines given after it failed are counted as dropped',
+  'log destination: a closed standard output (EPIPE) does not end the process; lines given after it failed are counted as dropped',
   { timeout: 20_000 },
   async (t) => {
     // 3,000 lines (225 KB, three hand-overs and some) before the failure is known, 3,000 after.
