@@ -8,6 +8,11 @@
  *   npm run bench -- --scenarios S1,S2 --parts throughput --label try   # a quicker look at some of it
  *   npm run bench -- --targets baseline,node-features --env FEATURES=id --parts throughput --label id   # one feature's cost
  *   npm run bench -- --smoke --out /tmp/bench   # seconds-long run that only proves the script works
+ *   npm run bench -- --before /tmp/previous --targets service,service-before,fastify --scenarios S1,S2,S3,S4 --rounds 4 --parts throughput --label ab
+ *                                               # an A/B against another checkout, built there first
+ *
+ * Before any measurement every target gets the same mixed traffic (`warmUp`): a process that has
+ * seen only one kind of request runs in a state production never sees, and measures faster.
  */
 import { execFileSync } from 'node:child_process';
 import { cpus, tmpdir } from 'node:os';
@@ -35,6 +40,7 @@ const { values: flags } = parseArgs({
     parts: { type: 'string', default: 'throughput,scaling,rss' },
     smoke: { type: 'boolean', default: false },
     'no-build': { type: 'boolean', default: false },
+    before: { type: 'string' },
     targets: { type: 'string' },
     env: { type: 'string', multiple: true, default: [] },
   },
@@ -56,8 +62,10 @@ const parts = new Set(flags.parts.split(','));
 const chosenScenarios = new Set(flags.scenarios.split(','));
 // wrk cannot stop after a number of requests: the smoke run's loads go to autocannon.
 const generator: LoadGenerator = (flags.load as LoadGenerator | undefined) ?? (installed('wrk') && !smoke ? 'wrk' : 'autocannon');
-const ALL_TARGETS: readonly TargetName[] = ['service', 'service-logged', 'baseline', 'node-features', 'fastify', 'fastify-logger', 'express'];
-const TARGET_ORDER: readonly TargetName[] = flags.targets === undefined ? ALL_TARGETS : flags.targets.split(',').map(knownTarget);
+if (flags.before !== undefined) process.env.BENCH_BEFORE = flags.before;
+const ALL_TARGETS: readonly TargetName[] = ['service', 'service-before', 'service-logged', 'baseline', 'node-features', 'fastify', 'fastify-logger', 'express'];
+const TARGET_ORDER: readonly TargetName[] =
+  flags.targets === undefined ? ALL_TARGETS.filter((name) => name !== 'service-before' || flags.before !== undefined) : flags.targets.split(',').map(knownTarget);
 // NAME=VALUE settings given to every target (each reads only its own): one run per variant, such as FEATURES=id or ACCESS_LOG=errors.
 const extraEnv: Record<string, string> = Object.fromEntries(
   flags.env.map((pair) => {
@@ -99,6 +107,24 @@ async function call(base: string, scenario: Pick<Scenario, 'method' | 'path' | '
     answer = text;
   }
   return { status: response.status, answer, ms };
+}
+
+// Requests every target answers with an error: a bad body (400), an unknown path (404), a method the path does not take (405).
+const BAD_REQUESTS: ReadonlyArray<Pick<Scenario, 'method' | 'path' | 'body'>> = [
+  { method: 'POST', path: '/api/isEven', body: '{"input":"twelve"}' },
+  { method: 'POST', path: '/api/sort', body: '{"input":' },
+  { method: 'GET', path: '/api/nothing-here' },
+  { method: 'DELETE' as 'GET', path: '/api/sort' },
+];
+const WARM_UP_PASSES = 20;
+
+/** Every scenario and every bad request, WARM_UP_PASSES times over, to every target, before anything is measured. */
+async function warmUp(targets: Map<TargetName, RunningTarget>): Promise<void> {
+  const requests = [...scenarios(), ...BAD_REQUESTS];
+  for (const target of targets.values()) {
+    for (let pass = 0; pass < (smoke ? 1 : WARM_UP_PASSES); pass++) for (const request of requests) await call(target.base, request);
+  }
+  log(`warmed up: ${requests.length} kinds of request, ${smoke ? 1 : WARM_UP_PASSES} times, to each target`);
 }
 
 async function throughput(targets: Map<TargetName, RunningTarget>, all: readonly Scenario[]): Promise<Cell[]> {
@@ -224,6 +250,7 @@ async function main(): Promise<void> {
   try {
     for (const name of TARGET_ORDER) targets.set(name, await startTarget(name, serverPin, workDir, extraEnv));
     log(`load generator: ${generator}; pinning: ${canPin ? 'servers on CPU 0, load on CPU 1' : 'none'}`);
+    await warmUp(targets);
     const cells = parts.has('throughput')
       ? await throughput(
           targets,

@@ -5,13 +5,15 @@ import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
 
-export type TargetName = 'service' | 'service-logged' | 'baseline' | 'node-features' | 'fastify' | 'fastify-logger' | 'express';
+export type TargetName = 'service' | 'service-before' | 'service-logged' | 'baseline' | 'node-features' | 'fastify' | 'fastify-logger' | 'express';
 
 /** Each target is its own process, started with plain `node` on a free port. */
 export const TARGETS: Record<TargetName, { entry: string; env: Record<string, string> }> = {
   // The built service as `npm start` runs it: production defaults (LOG_LEVEL=info, ACCESS_LOG=minimal,
   // security headers, CORS, metrics, memory admission); only the drain delay is cut, so that it stops at once.
   service: { entry: join(root, 'dist/main.js'), env: { WORKERS: '1', DRAIN_DELAY_MS: '0' } },
+  // Another build of the service, for an A/B in one run: the checkout named by BENCH_BEFORE (`npm run bench -- --before DIR`), built there.
+  'service-before': { entry: join(process.env.BENCH_BEFORE ?? root, 'dist/main.js'), env: { WORKERS: '1', DRAIN_DELAY_MS: '0' } },
   // The same with every request logged, as before ACCESS_LOG existed.
   'service-logged': { entry: join(root, 'dist/main.js'), env: { WORKERS: '1', DRAIN_DELAY_MS: '0', ACCESS_LOG: 'all' } },
   baseline: { entry: join(root, 'bench/baseline/server.mjs'), env: {} },

@@ -20,7 +20,7 @@ export interface Measurement {
 const PROBE = new URL('./memory-probe.ts', import.meta.url).pathname;
 
 export function measurePeak(operation: OperationId, shape: string, bytes: number): Measurement {
-  const output = execFileSync(process.execPath, ['--import', 'tsx', PROBE, operation, shape, String(bytes)], { encoding: 'utf8' });
+  const output = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', PROBE, operation, shape, String(bytes)], { encoding: 'utf8' });
   return JSON.parse(output) as Measurement;
 }
 

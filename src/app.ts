@@ -12,6 +12,7 @@ import { DEFAULT_PREFIX, registerOpenApi } from './http/operations/openapi.js';
 import { problemErrorHandler, problemOf, sendProblem, toProblem, writeClientError } from './http/problem.js';
 import { legacyRoutes, markLegacyResponses } from './http/operations/legacy-routes.js';
 import { operationRoutes } from './http/operations/routes.js';
+import type { Limits } from './http/operations/field-rules.js';
 import { manageConnections } from './http/protocol/drain.js';
 import { counterOf, createHttpMetrics } from './http/observability/metrics.js';
 import { logAndCountAnswers, requestIdOf } from './http/observability/access-log.js';
@@ -52,7 +53,7 @@ const MIB = 1024 * 1024;
  * what the process already uses, its pool threads, its log backlog and some headroom. Throws
  * naming MEMORY_LIMIT when nothing would be left for requests.
  */
-function memorySetup(config: Config, fixedCapacity: number | undefined): MemorySetup {
+function memorySetup(config: Config, limits: Limits, fixedCapacity: number | undefined): MemorySetup {
   const detected = config.memoryLimit === 'auto' ? detectMemoryLimit() : undefined;
   const limit = processShare(detected?.bytes ?? (config.memoryLimit as number), workerCount(config));
   const threads = config.poolThreads === 'auto' ? Math.max(1, Math.floor(availableParallelism() / workerCount(config)) - 1) : config.poolThreads;
@@ -67,7 +68,6 @@ function memorySetup(config: Config, fixedCapacity: number | undefined): MemoryS
   }
   const budget = new MemoryBudget(capacity, Math.floor(capacity * SMALL_REQUEST_SHARE));
   const heapMb = Math.min(4096, Math.max(64, Math.ceil(budget.ceiling(true) / MIB)));
-  const limits = { sortMaxLength: config.sortMaxLength, numberTextLimit: config.numberTextLimit, stringSplitMaxParts: config.stringSplitMaxParts };
   const pool = createOffloadPool({ threads, heapMb, limits, maxDepth: config.maxDepth });
   const source = detected === undefined ? 'MEMORY_LIMIT' : detected.source;
   return {
@@ -150,7 +150,8 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
   app.decorateRequest('numberSource', undefined);
   const lifecycle: Lifecycle = { ready: true };
   app.decorate('lifecycle', lifecycle);
-  const memory = memorySetup(config, options.memoryCapacity);
+  const limits: Limits = { sortMaxLength: config.sortMaxLength, numberTextLimit: config.numberTextLimit, stringSplitMaxParts: config.stringSplitMaxParts };
+  const memory = memorySetup(config, limits, options.memoryCapacity);
   app.decorate('memory', memory);
   app.addHook('onClose', () => memory.pool.close());
   const { isClosing } = manageConnections(app.server, config);
@@ -187,7 +188,6 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
   });
 
   const routes = recordRoutes(app);
-  const limits = { sortMaxLength: config.sortMaxLength, numberTextLimit: config.numberTextLimit, stringSplitMaxParts: config.stringSplitMaxParts };
   await registerOpenApi(app, prefix);
   registerProbes(app, lifecycle, metrics);
   await app.register(operationRoutes, { prefix, ...limits });

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { InputError, isEven, isNumber, isOdd, sort, stringSplit, toString, type JsonValue } from './core/index.js';
+import { CURRENT_OPERATION_IDS, type CurrentOperationId } from './http/operations/operation-table.js';
 
 /** A command line the `json-utility` command cannot run: exit code 2 and the help. */
 export class UsageError extends Error {}
@@ -33,22 +34,57 @@ function required(positionals: string[], what: string): string {
 
 export type Command = (positionals: string[], flags: Record<string, string | boolean | undefined>) => unknown;
 
+/** An operation as a command: its arguments, its lines of help, and what it prints. */
+export interface CommandForm {
+  readonly usage: string;
+  readonly help: readonly string[];
+  readonly run: Command;
+}
+
 /**
- * One command per current operation, named by its operationId (test/operations-everywhere.test.ts
- * checks that none is missing); each prints the same JSON as the HTTP API.
+ * The command form of every current operation of the table, each printing the same JSON as the
+ * HTTP API; the type asks for one per operation, so a new operation is not done without it.
  */
-export const COMMANDS: ReadonlyMap<string, Command> = new Map<string, Command>([
-  ['isEven', (p) => ({ ret: isEven(valueOrStdin(p, '<number>')) })],
-  ['isOdd', (p) => ({ ret: isOdd(valueOrStdin(p, '<number>')) })],
-  ['isNumber', (p) => ({ ret: isNumber(valueOrStdin(p, '<text>')) })],
-  [
-    'sort',
-    (p, flags) => {
+const FORMS: Readonly<Record<CurrentOperationId, CommandForm>> = {
+  sort: {
+    usage: '[json-array]',
+    help: ['{"sortedArray":[...]}; the array from stdin when not given', "--desc for descending, --locale TAG for a locale's collation"],
+    run: (p, flags) => {
       const values = readJson(argumentOrStdin(p));
       if (!Array.isArray(values)) throw new InputError('must be an array of JSON values');
       return { sortedArray: sort(values, { order: flags.desc === true ? 'desc' : 'asc', locale: flags.locale as string | undefined }) };
     },
-  ],
-  ['toString', (p) => ({ ret: toString(readJson(argumentOrStdin(p))) })],
-  ['stringSplit', (p) => ({ ret: stringSplit(required(p, '<string>'), p[1]) })],
-]);
+  },
+  isEven: { usage: '[number]', help: ['{"ret":true|false}; exact at any size ("9007199254740993")'], run: (p) => ({ ret: isEven(valueOrStdin(p, '<number>')) }) },
+  isOdd: { usage: '[number]', help: ['the number from stdin when not given; negative ones need no --'], run: (p) => ({ ret: isOdd(valueOrStdin(p, '<number>')) }) },
+  isNumber: { usage: '[text]', help: ['whether the text is written as a number'], run: (p) => ({ ret: isNumber(valueOrStdin(p, '<text>')) }) },
+  toString: {
+    usage: '[json]',
+    help: ['{"ret":"..."}: RFC 8785 canonical text; the value from stdin when not given'],
+    run: (p) => ({ ret: toString(readJson(argumentOrStdin(p))) }),
+  },
+  stringSplit: {
+    usage: '<string> [separator]',
+    help: ['{"ret":[...]}; an empty separator splits into characters'],
+    run: (p) => ({ ret: stringSplit(required(p, '<string>'), p[1]) }),
+  },
+};
+
+/** One command per current operation, in the operation table's order, named by its operationId. */
+export const COMMANDS: ReadonlyMap<string, Command> = new Map(CURRENT_OPERATION_IDS.map((id) => [id, FORMS[id].run]));
+
+const HELP_COLUMN = 35;
+
+/** The help's lines for the operations' commands, in the table's order. */
+export function commandsHelp(): string {
+  const lines: string[] = [];
+  for (const id of CURRENT_OPERATION_IDS) {
+    const { usage, help } = FORMS[id];
+    const call = `  json-utility ${id} ${usage}`;
+    const [first, ...more] = help;
+    if (call.length < HELP_COLUMN - 1) lines.push(`${call.padEnd(HELP_COLUMN)}${first}`);
+    else lines.push(call, `${' '.repeat(HELP_COLUMN)}${first}`);
+    for (const line of more) lines.push(`${' '.repeat(HELP_COLUMN)}${line}`);
+  }
+  return lines.join('\n');
+}

@@ -2,7 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { InputError, toJsonPointer } from './core/index.js';
-import { COMMANDS, UsageError } from './cli-commands.js';
+import { COMMANDS, commandsHelp, UsageError } from './cli-commands.js';
+import { SETTINGS } from './config.js';
 import { readConfig, run } from './server.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -12,14 +13,7 @@ const HELP = `json-utility ${version}: exact JSON utilities, as a service or one
 Usage:
   json-utility serve [--port N] [--host H] [--workers N|auto]
                                    serve the HTTP API (flags override PORT, HOST, WORKERS)
-  json-utility isEven [number]     {"ret":true|false}; exact at any size ("9007199254740993")
-  json-utility isOdd [number]      the number from stdin when not given; negative ones need no --
-  json-utility isNumber [text]     whether the text is written as a number
-  json-utility sort [json-array]   {"sortedArray":[...]}; the array from stdin when not given
-                                   --desc for descending, --locale TAG for a locale's collation
-  json-utility toString [json]     {"ret":"..."}: RFC 8785 canonical text; the value from stdin when not given
-  json-utility stringSplit <string> [separator]
-                                   {"ret":[...]}; an empty separator splits into characters
+${commandsHelp()}
   json-utility --help | --version
 
 
@@ -55,9 +49,7 @@ async function main(argv: string[]): Promise<number> {
 
   if (command === 'serve') {
     const env = { ...process.env };
-    if (flags.port !== undefined) env.PORT = flags.port;
-    if (flags.host !== undefined) env.HOST = flags.host;
-    if (flags.workers !== undefined) env.WORKERS = flags.workers;
+    for (const key of ['port', 'host', 'workers'] as const) if (flags[key] !== undefined) env[SETTINGS[key].env] = flags[key];
     await run(readConfig(env));
     return -1; // keeps running
   }

@@ -3,7 +3,6 @@ import { Counter, type Metric } from 'prom-client';
 import { JSON_CONTENT_TYPE, type OperationId } from '../operations/operation-table.js';
 import { LargeBody } from '../protocol/json-body.js';
 import type { OffloadPool } from './offload-pool.js';
-import { collectGarbageSoon } from './collect-garbage.js';
 import { hasUnreadBody } from '../protocol/lingering-close.js';
 import { MemoryBudget, type Reservation } from './budget.js';
 import { estimatePeakBytes } from './estimates.js';
@@ -22,20 +21,11 @@ declare module 'fastify' {
   }
 }
 
-// After the last large answer has been written: soon enough for memory to come back within seconds,
-// late enough that a burst of large requests pays for one collection.
-const GC_AFTER_LARGE_MS = 1_000;
-
 const HELD = Symbol('reservation held by this response');
 type HeldResponse = FastifyReply['raw'] & { [HELD]?: Reservation };
 
 function release(this: HeldResponse): void {
   this[HELD]?.release();
-}
-
-function releaseLarge(this: HeldResponse): void {
-  this[HELD]?.release();
-  collectGarbageSoon(GC_AFTER_LARGE_MS);
 }
 
 export interface AdmissionOptions {
@@ -91,7 +81,7 @@ export function admitByMemory(app: FastifyInstance, options: AdmissionOptions): 
         request.reservation = reservation;
         // 'close' comes once: plain listeners shared by every request, the reservation found on the response.
         (reply.raw as HeldResponse)[HELD] = reservation;
-        reply.raw.on('close', large ? releaseLarge : release);
+        reply.raw.on('close', release);
         if (request.headers.expect?.toLowerCase() === '100-continue') reply.raw.writeContinue();
         done();
       };

@@ -1,6 +1,4 @@
-import v8 from 'node:v8';
 import { move } from 'piscina';
-import { collectGarbage, collectGarbageSoon, collectYoungGarbage } from './collect-garbage.js';
 import { JsonText, OPERATIONS, type OperationId } from '../operations/operation-table.js';
 import type { Limits } from '../operations/field-rules.js';
 import { parseJsonBody } from '../protocol/json-body.js';
@@ -58,28 +56,9 @@ export function answerBody(task: OffloadTask): OffloadOutcome {
   }
 }
 
-// The memory budget counts a task's memory only until its answer is written, so its garbage is
-// freed before the next task, not whenever V8 would get to it: the young generation's at once
-// (cheap), the old generation's when the task left more than OLD_GARBAGE_BYTES there, and all of
-// it once the thread has been idle for IDLE_COLLECTION_MS. A full collection after every task
-// cost a third of the time of a 100,000-number sort (bench/results/ab/worker-gc-before and -after).
-export const OLD_GARBAGE_BYTES = 8 * 1024 * 1024;
-export const IDLE_COLLECTION_MS = 1000;
-const heapUsed = (): number => v8.getHeapStatistics().used_heap_size;
-// Unknown until the first task's full collection: what the thread's start left is garbage too.
-let heapAfterFullCollection = Number.NEGATIVE_INFINITY;
-
-function collectTaskGarbage(): void {
-  collectYoungGarbage();
-  if (heapUsed() - heapAfterFullCollection <= OLD_GARBAGE_BYTES) return collectGarbageSoon(IDLE_COLLECTION_MS);
-  collectGarbage();
-  heapAfterFullCollection = heapUsed();
-}
-
 /** The pool's task: `null` only starts the thread (OffloadPool.warm). */
 export default function answerOffloaded(task: OffloadTask | null): unknown {
   if (task === null) return null;
   const outcome = answerBody(task);
-  collectTaskGarbage();
   return 'json' in outcome ? move(outcome.json) : outcome;
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { TAGS } from './operation-table.js';
 
 /** Where the current operations live unless `buildApp` is given another prefix. */
 export const DEFAULT_PREFIX = '/api';
@@ -22,14 +23,7 @@ export async function registerOpenApi(app: FastifyInstance, prefix: string): Pro
       info: { title: 'JSON utility service', version: '1.0.0', description: DESCRIPTION, license: { name: 'MIT', identifier: 'MIT' } },
       servers: [{ url: '/', description: 'This service' }],
       security: [], // no operation needs credentials
-      tags: [
-        { name: 'sort', description: 'Sort an array' },
-        { name: 'parity', description: 'isEven and isOdd, exact at any magnitude' },
-        { name: 'isNumber', description: 'Whether a value is a number' },
-        { name: 'toString', description: 'RFC 8785 canonical string form' },
-        { name: 'stringSplit', description: 'Split a string by a literal separator or into graphemes' },
-        { name: 'legacy', description: 'The earlier revision at the root, still served but deprecated: see each route for its successor' },
-      ],
+      tags: TAGS,
     },
     hideUntagged: false,
   });

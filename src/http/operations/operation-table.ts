@@ -46,8 +46,16 @@ export interface AnswerContext {
 /** Which row of `PEAK_BYTES_PER_BODY_BYTE` (memory-estimates.ts) an operation's memory follows. */
 export type MemoryProfile = 'sort' | 'parity' | 'isNumber' | 'toString' | 'stringSplit';
 
-/** The OpenAPI tags, in the order the document lists them (openapi.ts gives their descriptions). */
-export type Tag = 'sort' | 'parity' | 'isNumber' | 'toString' | 'stringSplit' | 'legacy';
+/** The OpenAPI tags and their descriptions; the document lists them in the order the table first uses them. */
+export const TAG_DESCRIPTIONS = {
+  sort: 'Sort an array',
+  parity: 'isEven and isOdd, exact at any magnitude',
+  isNumber: 'Whether a value is a number',
+  toString: 'RFC 8785 canonical string form',
+  stringSplit: 'Split a string by a literal separator or into graphemes',
+  legacy: 'The earlier revision at the root, still served but deprecated: see each route for its successor',
+} as const;
+export type Tag = keyof typeof TAG_DESCRIPTIONS;
 
 /** The earlier revision's form of an operation (docs/behaviour.md §4), and the README's migration row. */
 export interface LegacyForm {
@@ -283,10 +291,14 @@ export const OPERATIONS = {
 } as const;
 
 export type OperationId = keyof typeof OPERATIONS;
+/** The operations of the current contract; the earlier revision's are named `legacy…` (and have a `legacy` form). */
+export type CurrentOperationId = Exclude<OperationId, `legacy${string}`>;
 
 const ids = Object.keys(OPERATIONS) as OperationId[];
 /** The current operations, in the table's order. */
-export const CURRENT_OPERATION_IDS = ids.filter((id) => OPERATIONS[id].legacy === undefined);
+export const CURRENT_OPERATION_IDS = ids.filter((id): id is CurrentOperationId => OPERATIONS[id].legacy === undefined);
+/** The OpenAPI tags with their descriptions, in the order the table first uses them. */
+export const TAGS = [...new Set(ids.map((id) => OPERATIONS[id].tag))].map((name) => ({ name, description: TAG_DESCRIPTIONS[name] }));
 /** The earlier revision's operations, in the table's order. */
 export const LEGACY_OPERATION_IDS = ids.filter((id) => OPERATIONS[id].legacy !== undefined);
 
