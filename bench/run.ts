@@ -65,7 +65,9 @@ const generator: LoadGenerator = (flags.load as LoadGenerator | undefined) ?? (i
 if (flags.before !== undefined) process.env.BENCH_BEFORE = flags.before;
 const ALL_TARGETS: readonly TargetName[] = ['service', 'service-before', 'service-logged', 'baseline', 'node-features', 'fastify', 'fastify-logger', 'express'];
 const TARGET_ORDER: readonly TargetName[] =
-  flags.targets === undefined ? ALL_TARGETS.filter((name) => name !== 'service-before' || flags.before !== undefined) : flags.targets.split(',').map(knownTarget);
+  flags.targets === undefined
+    ? ALL_TARGETS.filter((name) => name !== 'service-before' || flags.before !== undefined)
+    : flags.targets.split(',').map(knownTarget);
 // NAME=VALUE settings given to every target (each reads only its own): one run per variant, such as FEATURES=id or ACCESS_LOG=errors.
 const extraEnv: Record<string, string> = Object.fromEntries(
   flags.env.map((pair) => {

@@ -14,6 +14,7 @@ import { legacyRoutes, markLegacyResponses } from './http/operations/legacy-rout
 import { operationRoutes } from './http/operations/routes.js';
 import type { Limits } from './http/operations/field-rules.js';
 import { manageConnections } from './http/protocol/drain.js';
+import { announceCloseIfBodyUnread } from './http/protocol/lingering-close.js';
 import { counterOf, createHttpMetrics } from './http/observability/metrics.js';
 import { logAndCountAnswers, requestIdOf } from './http/observability/access-log.js';
 import { registerProbes, type Lifecycle } from './http/observability/probes.js';
@@ -144,7 +145,7 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
     onProtoPoisoning: 'ignore',
     onConstructorPoisoning: 'ignore',
     ajv: { customOptions: AJV_CUSTOM_OPTIONS },
-    frameworkErrors: (error, _request, reply) => void sendProblem(reply, toProblem(error, config.bodyLimit)),
+    frameworkErrors: (error, request, reply) => void sendProblem(announceCloseIfBodyUnread(request.raw, reply), toProblem(error, config.bodyLimit)),
     clientErrorHandler: writeClientError,
   });
   app.decorateRequest('numberSource', undefined);
@@ -175,7 +176,10 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
 
   app.setErrorHandler(problemErrorHandler(config.bodyLimit));
   app.setNotFoundHandler(async (request, reply) =>
-    sendProblem(reply, problemOf(404, `There is no ${request.method} ${request.url.split('?')[0]}; the operations are listed at ${prefix}/docs`)),
+    sendProblem(
+      announceCloseIfBodyUnread(request.raw, reply),
+      problemOf(404, `There is no ${request.method} ${request.url.split('?')[0]}; the operations are listed at ${prefix}/docs`),
+    ),
   );
   await protect(app, config, `${prefix}/docs`);
   admitByMemory(app, {

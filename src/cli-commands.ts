@@ -55,8 +55,16 @@ const FORMS: Readonly<Record<CurrentOperationId, CommandForm>> = {
       return { sortedArray: sort(values, { order: flags.desc === true ? 'desc' : 'asc', locale: flags.locale as string | undefined }) };
     },
   },
-  isEven: { usage: '[number]', help: ['{"ret":true|false}; exact at any size ("9007199254740993")'], run: (p) => ({ ret: isEven(valueOrStdin(p, '<number>')) }) },
-  isOdd: { usage: '[number]', help: ['the number from stdin when not given; negative ones need no --'], run: (p) => ({ ret: isOdd(valueOrStdin(p, '<number>')) }) },
+  isEven: {
+    usage: '[number]',
+    help: ['{"ret":true|false}; exact at any size ("9007199254740993")'],
+    run: (p) => ({ ret: isEven(valueOrStdin(p, '<number>')) }),
+  },
+  isOdd: {
+    usage: '[number]',
+    help: ['the number from stdin when not given; negative ones need no --'],
+    run: (p) => ({ ret: isOdd(valueOrStdin(p, '<number>')) }),
+  },
   isNumber: { usage: '[text]', help: ['whether the text is written as a number'], run: (p) => ({ ret: isNumber(valueOrStdin(p, '<text>')) }) },
   toString: {
     usage: '[json]',

@@ -47,7 +47,7 @@ test('every declared operation is a method of the typed client', () => {
   }
 });
 
-test('the earlier revision\'s operations are named legacy…, which is how the types tell them from the current ones', () => {
+test("the earlier revision's operations are named legacy…, which is how the types tell them from the current ones", () => {
   for (const id of LEGACY_OPERATION_IDS) assert.match(id, /^legacy[A-Z]/);
   for (const id of CURRENT_OPERATION_IDS) assert.doesNotMatch(id, /^legacy/);
 });

@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { InputError, toJsonPointer } from '../core/index.js';
 import { LIMIT_TEXTS } from './limit-texts.js';
+import { announceCloseIfBodyUnread } from './protocol/lingering-close.js';
 
 /** One offending field of the request body, as a JSON Pointer (RFC 6901). */
 export interface FieldError {
@@ -124,7 +125,7 @@ export function problemErrorHandler(bodyLimit: number) {
     const problem = toProblem(error, bodyLimit);
     if (problem.status >= 500 && problem.status !== 503) request.log.error({ err: error }, 'request failed');
     if (error instanceof ProblemError && error.headers !== undefined) reply.headers(error.headers);
-    return sendProblem(reply, problem);
+    return sendProblem(announceCloseIfBodyUnread(request.raw, reply), problem);
   };
 }
 
@@ -133,20 +134,24 @@ const CLIENT_ERRORS: Readonly<Record<string, readonly [number, string]>> = {
   HPE_HEADER_OVERFLOW: [431, 'The request headers are larger than this service accepts'],
 };
 
+// How long a connection answered for a client error may stay half-closed while the client reads the answer.
+const CLIENT_ERROR_CLOSE_MS = 1_000;
+
 /**
  * Errors Node raises before a request exists (a malformed request line, oversized headers, a
- * timeout): answered on the raw socket, as problem+json like every other error, then closed.
+ * timeout): answered on the raw socket, as problem+json like every other error, with
+ * `Connection: close`. The socket is ended, not destroyed: destroying it with unread input would
+ * reset the connection and lose the answer. One whose client does not close goes after a second.
  */
 export function writeClientError(error: Error & { code?: string }, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  if (!socket.writable) return void socket.destroy();
   const [status, detail] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'The request is not valid HTTP/1.1'];
-  if (socket.writable) {
-    const problem = problemOf(status, detail);
-    const body = JSON.stringify(problem);
-    socket.write(
-      `HTTP/1.1 ${status} ${problem.title}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}; charset=utf-8\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
-  }
-  socket.destroy(error);
+  const problem = problemOf(status, detail);
+  const body = JSON.stringify(problem);
+  socket.end(
+    `HTTP/1.1 ${status} ${problem.title}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+  setTimeout(() => socket.destroy(), CLIENT_ERROR_CLOSE_MS).unref();
 }

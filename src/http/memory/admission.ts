@@ -3,7 +3,7 @@ import { Counter, type Metric } from 'prom-client';
 import { JSON_CONTENT_TYPE, type OperationId } from '../operations/operation-table.js';
 import { LargeBody } from '../protocol/json-body.js';
 import type { OffloadPool } from './offload-pool.js';
-import { hasUnreadBody } from '../protocol/lingering-close.js';
+import { announceCloseIfBodyUnread } from '../protocol/lingering-close.js';
 import { MemoryBudget, type Reservation } from './budget.js';
 import { estimatePeakBytes } from './estimates.js';
 import { ProblemError, problemOf, sendProblem } from '../problem.js';
@@ -126,9 +126,8 @@ function neverFits(bytes: number, bodyBytes: number, options: AdmissionOptions) 
   return problemOf(413, LIMIT_TEXTS.memoryNeverFits(bodyBytes, bytes, options.budget.ceiling(large), options.memoryLimit));
 }
 
-/** An answer before the body: the connection closes after it, once the rest has been read (lingering-close.ts). */
 function closeAfterBody(request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  return hasUnreadBody(request.raw) ? reply.header('connection', 'close') : reply;
+  return announceCloseIfBodyUnread(request.raw, reply);
 }
 
 function refuseForNow(reply: FastifyReply, retryAfter: string): void {

@@ -20,6 +20,20 @@ export function hasUnreadBody(request: IncomingMessage): boolean {
 }
 
 /**
+ * For an answer sent before the request's body has all arrived (405, 404, 413, 429, 503, any
+ * early error): the answer says `Connection: close`, so that no client sends another request on
+ * a connection whose rest of a body is still coming, and the connection closes once that rest
+ * has been read (`lingeringDestroySoon`).
+ *
+ * @example
+ * return sendProblem(announceCloseIfBodyUnread(request.raw, reply), problemOf(405, detail));
+ */
+export function announceCloseIfBodyUnread<Reply extends { header(name: string, value: string): unknown }>(request: IncomingMessage, reply: Reply): Reply {
+  if (hasUnreadBody(request)) reply.header('connection', 'close');
+  return reply;
+}
+
+/**
  * Lingering close (RFC 9112 §9.6): when the service answers before it has read the whole body
  * (413, 503, any early error) and closes the connection, closing at once would make the client's
  * kernel reset it while the client is still uploading, and the answer would be lost with it.
