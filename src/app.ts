@@ -59,7 +59,7 @@ function memorySetup(config: Config, limits: Limits, fixedCapacity: number | und
   const limit = processShare(detected?.bytes ?? (config.memoryLimit as number), workerCount(config));
   const threads = config.poolThreads === 'auto' ? Math.max(1, Math.floor(availableParallelism() / workerCount(config)) - 1) : config.poolThreads;
   // The log lines that may wait for a slow standard output (LOG_BACKLOG_BYTES) are memory requests cannot have.
-  const logBacklog = usesBufferedStdout(config) ? config.logBacklogBytes : 0;
+  const logBacklog = buffersLogLines(config) ? config.logBacklogBytes : 0;
   const used = process.memoryUsage().rss + threads * THREAD_BASE_BYTES + logBacklog;
   const capacity = fixedCapacity ?? Math.floor((limit - used) * (1 - HEADROOM));
   if (capacity < 32 * MIB) {
@@ -93,15 +93,15 @@ export interface BuildOptions {
   readonly memoryCapacity?: number;
 }
 
-/** Whether log lines go through the buffered standard output (buffered-stdout.ts), which holds a backlog. */
-function usesBufferedStdout(config: Config): boolean {
+/** Whether log lines are buffered (observability/log-destination.ts), which holds a backlog of them. */
+function buffersLogLines(config: Config): boolean {
   return config.logFormat === 'json' && config.logFlushMs > 0;
 }
 
 function loggerFor(config: Config): FastifyServerOptions['logger'] {
   const base = { level: config.logLevel } as const;
   if (config.logFormat === 'pretty') return { ...base, transport: { target: 'pino-pretty' } };
-  return usesBufferedStdout(config) ? { ...base, stream: logDestination(config.logFlushMs, config.logBacklogBytes) } : base;
+  return buffersLogLines(config) ? { ...base, stream: logDestination(config.logFlushMs, config.logBacklogBytes) } : base;
 }
 
 /**
@@ -149,6 +149,7 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
     clientErrorHandler: writeClientError,
   });
   app.decorateRequest('numberSource', undefined);
+  app.decorateRequest('bodyBytes', 0);
   const lifecycle: Lifecycle = { ready: true };
   app.decorate('lifecycle', lifecycle);
   const limits: Limits = { sortMaxLength: config.sortMaxLength, numberTextLimit: config.numberTextLimit, stringSplitMaxParts: config.stringSplitMaxParts };
@@ -181,7 +182,7 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
       problemOf(404, `There is no ${request.method} ${request.url.split('?')[0]}; the operations are listed at ${prefix}/docs`),
     ),
   );
-  await protect(app, config, `${prefix}/docs`);
+  await protect(app, config);
   admitByMemory(app, {
     budget: memory.budget,
     pool: memory.pool,
@@ -192,7 +193,7 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
   });
 
   const routes = recordRoutes(app);
-  await registerOpenApi(app, prefix);
+  await registerOpenApi(app, prefix, config.securityHeaders === 'on');
   registerProbes(app, lifecycle, metrics);
   await app.register(operationRoutes, { prefix, ...limits });
   if (config.legacyRoutes === 'on') {

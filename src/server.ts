@@ -85,9 +85,6 @@ async function serve(config: Config, workers: number): Promise<void> {
   }
 
   await app.memory.pool.warm();
-  // No full collection here (there was one): forced before the request path has run, it left every
-  // later request dearer for the life of the process (process.nextTick's tick objects built through
-  // V8's slow path; README "Performance", bench/results/ab/startup-gc-*.md) and gave back no RSS.
   const address = await app.listen({ port: config.port, host: config.host });
   const memory = app.memory.describe();
   app.log.info({ address, docs: `${address}${DOCS_PATH}`, memory }, 'listening');

@@ -43,8 +43,8 @@ const ESCAPED_SURROGATE = /\\ud[89a-f]/;
  * canonical order, which is what JSON.stringify writes them in, unless a key is an array index
  * (JSON.stringify writes those first, in numeric order); strings and numbers it writes as RFC 8785
  * asks. Undefined for whatever `write` must answer: a key that could be an index, `__proto__`, a
- * value that is not JSON, a lone surrogate to refuse. Two to three times faster than `write` on
- * the objects of `npm run bench`'s S5; `write` stays the definition (the tests compare the two).
+ * value that is not JSON, a lone surrogate to refuse. Native code writes the text, where `write`
+ * joins strings; `write` stays the definition (the tests compare the two).
  */
 function viaStringify(value: unknown, loneSurrogates: LoneSurrogates): string | undefined {
   const sorted = sortedCopy(value);

@@ -93,7 +93,7 @@ const isControl = (unit: number): boolean => unit < 0x20 || unit === 0x7f;
  * Splits `text` into extended grapheme clusters (Unicode UAX #29), exactly as
  * `Intl.Segmenter` with grapheme granularity does, in time linear in the length of `text`.
  *
- * Node 20's segmenter is quadratic on long input (20,000 emoji took 4.5 s), so it only ever sees windows of
+ * Node's segmenter takes time quadratic in the length of its input, so it only ever sees windows of
  * about `window` characters. Each window starts at a grapheme boundary; every boundary it reports
  * before its last segment is final, because UAX #29 decides a boundary from the text before it
  * and the one (whole) character after it, and text before a boundary never reaches past it (GB11, GB12/13

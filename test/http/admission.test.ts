@@ -51,6 +51,16 @@ describe('admission by estimated peak memory (MEMORY_LIMIT)', () => {
     assert.match(metrics, /^memory_budget_capacity_bytes 67108864$/m);
   });
 
+  test('a body operation sent with no body gives its reservation back whole, and the budget stays sound for the next request', async (t) => {
+    const service = await app(t, 64 * MIB);
+    for (const headers of [{}, { 'content-type': 'application/json' }, { 'content-length': '0' }]) {
+      const response = await service.inject({ method: 'POST', url: '/api/isEven', headers });
+      assert.ok(response.statusCode === 400 || response.statusCode === 415, `${JSON.stringify(headers)}: ${response.statusCode}`);
+      assert.equal(service.memory.budget.reserved, 0, JSON.stringify(headers));
+    }
+    assertOk(await post(service, '/api/isEven', { input: 4 }), { ret: true });
+  });
+
   test('probes and GET operations need no reservation: answered while the budget is full', async (t) => {
     const service = await app(t, 64 * MIB);
     const held = service.memory.budget.reserve(64 * MIB, false, 0);

@@ -42,7 +42,7 @@ export interface AdmissionOptions {
 /**
  * Admission by estimated peak memory (docs/behaviour.md §3): before its body is read, a
  * request to a body operation reserves what answering it may take at its peak
- * (memory-estimates.ts), from its `Content-Length` (a chunked body as if it were `BODY_LIMIT`
+ * (estimates.ts), from its `Content-Length` (a chunked body as if it were `BODY_LIMIT`
  * bytes, lowered once it has arrived). It holds the reservation until its answer has been
  * written or the connection has closed, so answers waiting for slow readers count. One that does
  * not fit waits up to `ADMISSION_WAIT_MS`, then gets 503 with `Retry-After`; one that could

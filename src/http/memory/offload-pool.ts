@@ -29,12 +29,12 @@ export const WORKER_FAILED_RETRY_AFTER_SECONDS = 1;
 /**
  * A pool thread's V8 limits: its old generation (`heapMb`, from the memory budget, so that it
  * collects before the process passes MEMORY_LIMIT) and a fixed young generation, so that the
- * memory a task takes (memory-estimates.ts) does not depend on the Node.js version's defaults.
+ * memory a task takes (estimates.ts) does not depend on the Node.js version's defaults.
  */
 export const THREAD_RESOURCE_LIMITS = (heapMb: number) => ({ maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: YOUNG_GENERATION_MB });
 const YOUNG_GENERATION_MB = 24;
 
-// Long enough to serve a burst of large bodies with warm threads; a new one starts in about 0.1 s.
+// Long enough to serve a burst of large bodies with threads already started.
 const IDLE_THREAD_MS = 5_000;
 
 /**

@@ -6,7 +6,7 @@ import { ProblemError, problemOf, validationProblem, type Problem } from '../pro
 import { compileBodyValidator, type BodyValidator } from '../operations/validation.js';
 
 /**
- * A worker thread of the offload pool (offload.ts): it answers one large body at a time, from
+ * A worker thread of the offload pool (offload-pool.ts): it answers one large body at a time, from
  * its bytes to the bytes of the JSON answer, so that neither the parse, the operation nor the
  * serialization holds the event loop that answers small requests and probes.
  */

@@ -7,7 +7,7 @@ import { postOperation, resultResponse } from './routes.js';
 
 /**
  * The earlier revision (docs/behaviour.md §4): root paths, old field names, old response shapes.
- * Each is an operation of the table (operations.ts) with a `legacy` form; the routes, their
+ * Each is an operation of the table (operation-table.ts) with a `legacy` form; the routes, their
  * headers and the README's migration table all come from it.
  */
 export const LEGACY_ROUTES: ReadonlyArray<LegacyForm & { path: string }> = LEGACY_OPERATION_IDS.map((id) => ({

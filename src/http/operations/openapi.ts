@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import helmet from '@fastify/helmet';
+import { DOCS_HELMET_OPTIONS } from '../protocol/protection.js';
 import { TAGS } from './operation-table.js';
 
 /** Where the current operations live unless `buildApp` is given another prefix. */
@@ -16,7 +18,7 @@ string splitting. Every error is RFC 9457 Problem Details (\`application/problem
  * @fastify/swagger-ui, which serves all its assets itself (https://github.com/fastify/fastify-swagger-ui).
  * Register before the routes: @fastify/swagger collects them as they are added.
  */
-export async function registerOpenApi(app: FastifyInstance, prefix: string): Promise<void> {
+export async function registerOpenApi(app: FastifyInstance, prefix: string, securityHeaders: boolean): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -27,12 +29,21 @@ export async function registerOpenApi(app: FastifyInstance, prefix: string): Pro
     },
     hideUntagged: false,
   });
-  await app.register(swaggerUi, {
-    routePrefix: `${prefix}/docs`,
-    // BaseLayout has no top bar: neither the framework's logo nor the "Explore" URL field, which
-    // only invites loading another document; the page opens with the service's own title.
-    uiConfig: { layout: 'BaseLayout', deepLinking: true, tryItOutEnabled: true, displayRequestDuration: true, validatorUrl: null },
-    theme: { title: 'JSON utility service: API reference' },
+  // The docs page in a scope of its own, so that helmet's headers are its alone (every answer
+  // also carries the API's two, protocol/protection.ts; helmet's CSP replaces the API's).
+  await app.register(async (docs) => {
+    if (securityHeaders) {
+      // helmet writes its headers on the raw response, which the reply's own CSP (the API's) would override.
+      docs.addHook('onRequest', (_request, reply, done) => (reply.removeHeader('content-security-policy'), done()));
+      await docs.register(helmet, DOCS_HELMET_OPTIONS);
+    }
+    await docs.register(swaggerUi, {
+      routePrefix: `${prefix}/docs`,
+      // BaseLayout has no top bar: neither the framework's logo nor the "Explore" URL field, which
+      // only invites loading another document; the page opens with the service's own title.
+      uiConfig: { layout: 'BaseLayout', deepLinking: true, tryItOutEnabled: true, displayRequestDuration: true, validatorUrl: null },
+      theme: { title: 'JSON utility service: API reference' },
+    });
   });
   app.get(`${prefix}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
 }

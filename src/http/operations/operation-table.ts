@@ -23,7 +23,7 @@ import {
 
 /**
  * Every operation, declared once: its path, documentation, body and result schemas, the errors it
- * can answer, its memory profile and what it answers. The routes (routes.ts, legacy.ts), the
+ * can answer, its memory profile and what it answers. The routes (routes.ts, legacy-routes.ts), the
  * OpenAPI document and through it the generated client, the worker threads that answer large
  * bodies (offload-worker.ts) and the memory estimates all read this table; the CLI has one command
  * per current operation (cli-commands.ts), and test/operations-everywhere.test.ts checks that
@@ -43,7 +43,7 @@ export interface AnswerContext {
   readonly numberSource: string | undefined;
 }
 
-/** Which row of `PEAK_BYTES_PER_BODY_BYTE` (memory-estimates.ts) an operation's memory follows. */
+/** Which row of `PEAK_BYTES_PER_BODY_BYTE` (estimates.ts) an operation's memory follows. */
 export type MemoryProfile = 'sort' | 'parity' | 'isNumber' | 'toString' | 'stringSplit';
 
 /** The OpenAPI tags and their descriptions; the document lists them in the order the table first uses them. */

@@ -65,8 +65,8 @@ export function problemResponses(...statuses: number[]): Record<number, unknown>
 }
 
 // The schema itself, not under `content`: Fastify then finds the route's serializer directly
-// instead of parsing the reply's Content-Type on every answer (fastify/lib/schemas.js,
-// getSchemaSerializer); @fastify/swagger writes it under application/json all the same, with
+// instead of parsing the reply's Content-Type on every answer; @fastify/swagger writes it under
+// application/json all the same, with
 // x-response-description as the answer's description.
 const jsonResponse = (description: string, schema: TSchema) => ({ ...schema, 'x-response-description': description });
 

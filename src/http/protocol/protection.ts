@@ -3,7 +3,6 @@ import rateLimit from '@fastify/rate-limit';
 import underPressure from '@fastify/under-pressure';
 import type { Config } from '../../config.js';
 import { ProblemError } from '../problem.js';
-import { addRouteHeaders } from './route-headers.js';
 import { LIMIT_TEXTS } from '../limit-texts.js';
 
 const RETRY_AFTER_SECONDS = 5;
@@ -12,21 +11,13 @@ const PRESSURE_SAMPLE_INTERVAL_MS = 50;
 
 /**
  * Edge protection, each part configurable:
- * - security headers: on the docs page, helmet's set (`DOCS_HEADERS`); on every other
- *   response, which is JSON, the two that matter for an API (OWASP REST Security Cheat Sheet,
- *   "Security headers");
  * - a per-client rate limit by @fastify/rate-limit (https://github.com/fastify/fastify-rate-limit),
  *   off by default;
  * - load shedding on event-loop delay by @fastify/under-pressure
  *   (https://github.com/fastify/under-pressure), off by default.
  * Probes opt out of the last two with their route config.
  */
-export async function protect(
-  app: FastifyInstance,
-  config: Pick<Config, 'securityHeaders' | 'rateLimitMax' | 'rateLimitWindowMs' | 'maxEventLoopDelayMs'>,
-  docsPrefix: string,
-): Promise<void> {
-  if (config.securityHeaders === 'on') addSecurityHeaders(app, docsPrefix);
+export async function protect(app: FastifyInstance, config: Pick<Config, 'rateLimitMax' | 'rateLimitWindowMs' | 'maxEventLoopDelayMs'>): Promise<void> {
   if (config.rateLimitMax > 0) {
     await app.register(rateLimit, {
       max: config.rateLimitMax,
@@ -45,39 +36,32 @@ export async function protect(
 }
 
 /**
- * The docs page's security headers: helmet 8's set (https://helmetjs.github.io), written out, with
- * a Content-Security-Policy that allows exactly what Swagger UI loads (its own scripts and styles,
- * the inline styles it sets, data: images) and a resource policy that lets other origins call the
- * API (CORS); only embedding is refused. test/http/docs-headers.test.ts checks that helmet, given
- * `DOCS_HELMET_OPTIONS`, sets exactly these.
+ * The docs page's security headers, set by @fastify/helmet (https://github.com/fastify/fastify-helmet)
+ * on the docs routes alone: helmet's defaults, with a Content-Security-Policy that allows exactly
+ * what Swagger UI loads (its own scripts and styles, the inline styles it sets, data: images) and a
+ * resource policy that lets other origins call the API (CORS); only embedding is refused.
  */
-export const DOCS_HEADERS: Readonly<Record<string, string>> = {
-  'content-security-policy':
-    "default-src 'self';script-src 'self';style-src 'self' 'unsafe-inline';img-src 'self' data:;connect-src 'self';font-src 'self';" +
-    "object-src 'none';base-uri 'none';form-action 'self';frame-ancestors 'none'",
-  'cross-origin-opener-policy': 'same-origin',
-  'cross-origin-resource-policy': 'cross-origin',
-  'origin-agent-cluster': '?1',
-  'referrer-policy': 'no-referrer',
-  'strict-transport-security': 'max-age=31536000; includeSubDomains',
-  'x-content-type-options': 'nosniff',
-  'x-dns-prefetch-control': 'off',
-  'x-download-options': 'noopen',
-  'x-frame-options': 'SAMEORIGIN',
-  'x-permitted-cross-domain-policies': 'none',
-  'x-xss-protection': '0',
-};
+export const DOCS_HELMET_OPTIONS = {
+  contentSecurityPolicy: {
+    useDefaults: false,
+    directives: {
+      'default-src': ["'self'"],
+      'script-src': ["'self'"],
+      'style-src': ["'self'", "'unsafe-inline'"],
+      'img-src': ["'self'", 'data:'],
+      'connect-src': ["'self'"],
+      'font-src': ["'self'"],
+      'object-src': ["'none'"],
+      'base-uri': ["'none'"],
+      'form-action': ["'self'"],
+      'frame-ancestors': ["'none'"],
+    },
+  },
+  crossOriginResourcePolicy: { policy: 'cross-origin' },
+} as const;
 
 // A JSON response is never a document: it may load nothing and be framed nowhere, and must not be sniffed as HTML.
 export const API_HEADERS: Readonly<Record<string, string>> = {
   'x-content-type-options': 'nosniff',
   'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
 };
-
-/**
- * Every response gets the API headers (set with the other fixed headers, response-headers.ts);
- * routes under the docs prefix get the docs page's set on top, its CSP replacing the API one.
- */
-function addSecurityHeaders(app: FastifyInstance, docsPrefix: string): void {
-  addRouteHeaders(app, (path) => (path === docsPrefix || path.startsWith(`${docsPrefix}/`) ? DOCS_HEADERS : undefined));
-}
