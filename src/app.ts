@@ -1,6 +1,8 @@
 import { availableParallelism } from 'node:os';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { DEFAULT_CONFIG, formatBytes, workerCount, type Config } from './config.js';
+import { DEFAULT_CONFIG, formatBytes, SETTINGS, workerCount, type Config } from './config.js';
+
+const env = { memoryLimit: SETTINGS.memoryLimit.env, workers: SETTINGS.workers.env, poolThreads: SETTINGS.poolThreads.env } as const;
 import { detectMemoryLimit, processShare } from './http/memory/memory-limit.js';
 import { admitByMemory, budgetMetrics } from './http/memory/admission.js';
 import { MemoryBudget } from './http/memory/budget.js';
@@ -64,7 +66,7 @@ function memorySetup(config: Config, limits: Limits, fixedCapacity: number | und
   const capacity = fixedCapacity ?? Math.floor((limit - used) * (1 - HEADROOM));
   if (capacity < 32 * MIB) {
     throw new RangeError(
-      `MEMORY_LIMIT leaves ${formatBytes(Math.max(0, capacity))} for requests: this process's share is ${formatBytes(limit)} and it uses ${formatBytes(used)} before any request. Raise MEMORY_LIMIT or lower WORKERS or POOL_THREADS`,
+      `${env.memoryLimit} leaves ${formatBytes(Math.max(0, capacity))} for requests: this process's share is ${formatBytes(limit)} and it uses ${formatBytes(used)} before any request. Raise ${env.memoryLimit} or lower ${env.workers} or ${env.poolThreads}`,
     );
   }
   const budget = new MemoryBudget(capacity, Math.floor(capacity * SMALL_REQUEST_SHARE));
@@ -77,7 +79,7 @@ function memorySetup(config: Config, limits: Limits, fixedCapacity: number | und
     budget,
     pool,
     describe: () =>
-      `${formatBytes(limit)} (${source === 'MEMORY_LIMIT' ? 'MEMORY_LIMIT' : `MEMORY_LIMIT=auto: the ${source}'s`}${workerCount(config) > 1 ? ", this worker's share" : ''}), ` +
+      `${formatBytes(limit)} (${source === 'MEMORY_LIMIT' ? env.memoryLimit : `${env.memoryLimit}=auto: the ${source}'s`}${workerCount(config) > 1 ? ", this worker's share" : ''}), ` +
       `${formatBytes(capacity)} of it for requests; bodies over ${formatBytes(config.offloadBodyBytes)} go to ${threads} worker thread${threads === 1 ? '' : 's'} of ${heapMb} MiB heap`,
   };
 }

@@ -20,5 +20,7 @@ export const LIMIT_TEXTS = {
     `Answering this ${bodyBytes}-byte body would take an estimated ${formatBytes(estimate)} of memory; ` +
     `one request may have at most ${formatBytes(ceiling)} of the ${formatBytes(memoryLimit)} memory limit ${named('memoryLimit')}. Send a smaller body`,
   memoryNow: `The service has no memory free for this request now ${named('memoryLimit')}; ${RETRY}`,
+  overloaded: `The service is overloaded ${named('maxEventLoopDelayMs')}; ${RETRY}`,
+  requestTimeout: `The request was not received in time (${SETTINGS.headersTimeoutMs.env}, ${SETTINGS.requestTimeoutMs.env})`,
   memoryInThread: `The service could not answer this body within its memory budget ${named('memoryLimit')} just now; ${RETRY}`,
 } as const;

@@ -100,7 +100,7 @@ const FRAMEWORK_PROBLEMS: Readonly<Record<string, readonly [number, string]>> = 
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'The Content-Length header does not match the body sent'],
   FST_ERR_BAD_URL: [400, 'The request path is not a valid URL: it has a malformed percent-encoding'],
   FST_ERR_MAX_PARAM_LENGTH: [414, 'A path segment is longer than this service accepts'],
-  FST_UNDER_PRESSURE: [503, 'The service is overloaded (MAX_EVENT_LOOP_DELAY_MS); retry after the time in Retry-After'],
+  FST_UNDER_PRESSURE: [503, LIMIT_TEXTS.overloaded],
 };
 
 /** Maps any error thrown while handling a request to its problem; never leaks internals of a 5xx. */
@@ -130,7 +130,7 @@ export function problemErrorHandler(bodyLimit: number) {
 }
 
 const CLIENT_ERRORS: Readonly<Record<string, readonly [number, string]>> = {
-  ERR_HTTP_REQUEST_TIMEOUT: [408, 'The request was not received in time (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS)'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, LIMIT_TEXTS.requestTimeout],
   HPE_HEADER_OVERFLOW: [431, 'The request headers are larger than this service accepts'],
 };
 

@@ -1,13 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, preValidationHookHandler } from 'fastify';
 import { Counter, type Metric } from 'prom-client';
-import { JSON_CONTENT_TYPE, type OperationId } from '../operations/operation-table.js';
-import { LargeBody } from '../protocol/json-body.js';
+import type { OperationId } from '../operations/operation-table.js';
+import { JSON_CONTENT_TYPE, LargeBody } from '../protocol/json-body.js';
 import type { OffloadPool } from './offload-pool.js';
 import { announceCloseIfBodyUnread } from '../protocol/lingering-close.js';
 import { MemoryBudget, type Reservation } from './budget.js';
 import { estimatePeakBytes } from './estimates.js';
 import { ProblemError, problemOf, sendProblem } from '../problem.js';
 import { LIMIT_TEXTS } from '../limit-texts.js';
+import { SETTINGS } from '../../config.js';
 import { counterOf, gaugeOf } from '../observability/metrics.js';
 
 declare module 'fastify' {
@@ -138,7 +139,7 @@ function refuseForNow(reply: FastifyReply, retryAfter: string): void {
 /** The budget in `/metrics`: its size, what is reserved, and how many requests waited or were refused. */
 export function budgetMetrics(budget: MemoryBudget, memoryLimit: number): Metric[] {
   return [
-    gaugeOf('memory_limit_bytes', "This process's share of MEMORY_LIMIT", () => memoryLimit),
+    gaugeOf('memory_limit_bytes', `This process's share of ${SETTINGS.memoryLimit.env}`, () => memoryLimit),
     gaugeOf('memory_budget_capacity_bytes', 'Memory requests may reserve in all', () => budget.capacity),
     gaugeOf('memory_budget_reserved_bytes', 'Memory reserved by requests being answered', () => budget.reserved),
     gaugeOf('memory_budget_waiting_requests', 'Requests waiting for room in the memory budget', () => budget.waiting),

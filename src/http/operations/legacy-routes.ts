@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import type { Config } from '../../config.js';
+import { SETTINGS, type Config } from '../../config.js';
 import { addRouteHeaders } from '../protocol/route-headers.js';
 import type { Limits } from './field-rules.js';
 import { LEGACY_OPERATION_IDS, OPERATIONS, type LegacyForm, type Operation } from './operation-table.js';
@@ -36,7 +36,7 @@ export function markLegacyResponses(app: FastifyInstance, config: Pick<Config, '
 const LEGACY_RESPONSE_HEADERS = {
   Deprecation: { type: 'string', description: 'RFC 9745: when this route was deprecated, as `@` and Unix seconds', examples: ['@1795305600'] },
   Link: { type: 'string', description: 'The successor route: `</api/…>; rel="successor-version"`' },
-  Sunset: { type: 'string', description: 'RFC 8594: when this route goes away (only when LEGACY_SUNSET is set)' },
+  Sunset: { type: 'string', description: `RFC 8594: when this route goes away (only when ${SETTINGS.legacySunset.env} is set)` },
 };
 
 export const legacyRoutes: FastifyPluginAsync<Limits & { successorPrefix: string }> = async (app, options) => {

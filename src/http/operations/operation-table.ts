@@ -1,4 +1,3 @@
-import type { FastifyReply } from 'fastify';
 import type { Static, TSchema } from 'typebox';
 import { collatorFor, InputError, isNumber, LimitError, stringSplit } from '../../core/index.js';
 import { numberTextTooLong, PARITY, parityOrProblem, sortedOrProblem, stringFormOrProblem, type Limits, type ParityName } from './field-rules.js';
@@ -29,8 +28,6 @@ import {
  * per current operation (cli-commands.ts), and test/operations-everywhere.test.ts checks that
  * every operation is in each of them. README, "Adding an operation", lists the steps.
  */
-
-export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /** An answer already written as JSON text (the legacy parity answers keep a number's every digit). */
 export class JsonText {
@@ -301,8 +298,3 @@ export const CURRENT_OPERATION_IDS = ids.filter((id): id is CurrentOperationId =
 export const TAGS = [...new Set(ids.map((id) => OPERATIONS[id].tag))].map((name) => ({ name, description: TAG_DESCRIPTIONS[name] }));
 /** The earlier revision's operations, in the table's order. */
 export const LEGACY_OPERATION_IDS = ids.filter((id) => OPERATIONS[id].legacy !== undefined);
-
-/** Sends an operation's answer: JSON text as it is, an object through the route's serializer. */
-export function sendAnswer(reply: FastifyReply, answer: object | JsonText): FastifyReply | object {
-  return answer instanceof JsonText ? reply.type(JSON_CONTENT_TYPE).send(answer.text) : answer;
-}

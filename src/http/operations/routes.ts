@@ -1,7 +1,8 @@
-import type { FastifyInstance, FastifyPluginAsync, RouteShorthandOptions } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, RouteShorthandOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Limits } from './field-rules.js';
-import { CURRENT_OPERATION_IDS, OPERATIONS, sendAnswer, type Operation, type OperationId } from './operation-table.js';
+import { CURRENT_OPERATION_IDS, JsonText, OPERATIONS, type Operation, type OperationId } from './operation-table.js';
+import { JSON_CONTENT_TYPE } from '../protocol/json-body.js';
 import { jsonResponse, NumberParamsSchema, problemResponses } from './schemas.js';
 
 /**
@@ -10,6 +11,11 @@ import { jsonResponse, NumberParamsSchema, problemResponses } from './schemas.js
  * and the handlers already return the exact shape.
  */
 const serializeNatively = { serializerCompiler: () => (data: unknown) => JSON.stringify(data) };
+
+/** Sends an operation's answer: JSON text as it is, an object through the route's serializer. */
+function sendAnswer(reply: FastifyReply, answer: object | JsonText): FastifyReply | object {
+  return answer instanceof JsonText ? reply.type(JSON_CONTENT_TYPE).send(answer.text) : answer;
+}
 
 /** The 200 response of an operation, as the route's schema and the OpenAPI document give it. */
 export const resultResponse = (operation: Operation) => jsonResponse(operation.resultDescription, operation.result);

@@ -1,5 +1,6 @@
 import { Type, type TSchema } from 'typebox';
 import { EXPECTED, PROBLEM_CONTENT_TYPE } from '../problem.js';
+import { SETTINGS } from '../../config.js';
 
 /**
  * Every request and response shape, as TypeBox schemas: they validate requests, serialize
@@ -42,12 +43,12 @@ const PROBLEM_WHEN: Readonly<Record<number, string>> = {
   400: 'The body is missing, is not JSON, is not an object, or a field is invalid; `errors` names each field',
   404: 'No such path',
   405: "The path exists but not with this method (a path value left empty, `/api/isEven/`, is the POST operation's path); the `Allow` header lists the methods it takes",
-  413: 'The body, an array, the parts of a split or a nesting depth is over its limit, or answering the body would take more memory than MEMORY_LIMIT allows one request',
+  413: `The body, an array, the parts of a split or a nesting depth is over its limit, or answering the body would take more memory than ${SETTINGS.memoryLimit.env} allows one request`,
   414: 'A path segment is longer than the service accepts',
   415: 'The body is not `application/json` (UTF-8)',
   500: 'An unexpected failure; nothing internal is disclosed',
-  429: 'Too many requests from this client (RATE_LIMIT_MAX, off by default); retry after the seconds in `Retry-After`',
-  503: 'Overloaded: no memory free for this body now (MEMORY_LIMIT), or shedding load (MAX_EVENT_LOOP_DELAY_MS, off by default); retry after the seconds in `Retry-After`',
+  429: `Too many requests from this client (${SETTINGS.rateLimitMax.env}, off by default); retry after the seconds in \`Retry-After\``,
+  503: `Overloaded: no memory free for this body now (${SETTINGS.memoryLimit.env}), or shedding load (${SETTINGS.maxEventLoopDelayMs.env}, off by default); retry after the seconds in \`Retry-After\``,
 };
 
 /** Problem responses for the given statuses, with the content type the service sends them with. */

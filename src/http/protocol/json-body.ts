@@ -29,6 +29,9 @@ const CLOSE_BRACE = 0x7d;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 
+/** The media type of every JSON answer. */
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
 const UTF8_CHARSET = /^\s*"?utf-?8"?\s*$/i;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
