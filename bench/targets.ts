@@ -47,7 +47,7 @@ export async function startTarget(name: TargetName, pin: readonly string[], work
   const exited = once(child, 'exit');
   const deadline = Date.now() + 20_000;
   for (;;) {
-    const match = /listening on (http:\/\/\S+)/.exec(readFileSync(logFile, 'utf8'));
+    const match = /listening on (http:\/\/[^\s"]+)/.exec(readFileSync(logFile, 'utf8'));
     if (match) {
       return {
         name,

@@ -46,7 +46,7 @@ async function main(): Promise<void> {
   const base = await new Promise<string>((resolve) => {
     server.stdout.on('data', (chunk: Buffer) => {
       banner += chunk.toString('utf8');
-      const match = /listening on (http:\/\/\S+)/.exec(banner);
+      const match = /listening on (http:\/\/[^\s"]+)/.exec(banner);
       if (match) resolve(match[1] as string);
     });
   });

@@ -100,8 +100,21 @@ function buffersLogLines(config: Config): boolean {
   return config.logFormat === 'json' && config.logFlushMs > 0;
 }
 
+/**
+ * The text Fastify's own "listening" line is given (`listen`'s `listenTextResolver`): the logger
+ * drops it, because the runner writes the one listening line, with the docs URL in it.
+ */
+export const FRAMEWORK_LISTENING_TEXT = 'fastify: server listening';
+
 function loggerFor(config: Config): FastifyServerOptions['logger'] {
-  const base = { level: config.logLevel } as const;
+  const base = {
+    level: config.logLevel,
+    hooks: {
+      logMethod(this: unknown, args: unknown[], method: (...args: unknown[]) => void) {
+        if (args[0] !== FRAMEWORK_LISTENING_TEXT) method.apply(this, args);
+      },
+    },
+  } as const;
   if (config.logFormat === 'pretty') return { ...base, transport: { target: 'pino-pretty' } };
   return buffersLogLines(config) ? { ...base, stream: logDestination(config.logFlushMs, config.logBacklogBytes) } : base;
 }

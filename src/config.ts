@@ -257,7 +257,7 @@ export const SETTINGS = {
     env: 'DRAIN_DELAY_MS',
     default: 5_000,
     accepts: 'milliseconds, an integer from 0',
-    meaning: 'On SIGTERM/SIGINT, how long `/readyz` answers 503 before the server stops accepting, so load balancers stop sending',
+    meaning: 'On SIGTERM, how long `/readyz` answers 503 before the server stops accepting, so load balancers stop sending (SIGINT, Ctrl-C, skips it)',
     parse: integer(0, 2 ** 31 - 1),
   }),
   shutdownTimeoutMs: setting({

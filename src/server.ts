@@ -1,10 +1,12 @@
 import cluster, { type Worker } from 'node:cluster';
 import { getHeapStatistics } from 'node:v8';
-import { ConfigError, formatBytes, loadConfig, workerCount, type Config } from './config.js';
+import pino from 'pino';
+import type { FastifyBaseLogger } from 'fastify';
+import { ConfigError, formatBytes, loadConfig, SETTINGS, workerCount, type Config } from './config.js';
 import { detectMemoryLimit, processShare } from './http/memory/memory-limit.js';
 import { serveClusterMetrics } from './http/observability/metrics.js';
 import { DOCS_PATH } from './http/operations/openapi.js';
-import { buildApp } from './app.js';
+import { buildApp, FRAMEWORK_LISTENING_TEXT } from './app.js';
 
 /**
  * Running the service: one process, or with WORKERS > 1 a primary that keeps that many workers
@@ -13,6 +15,9 @@ import { buildApp } from './app.js';
 
 const SIGNALS = ['SIGTERM', 'SIGINT'] as const;
 const LISTENING = 'json-utility:listening';
+// The primary tells a worker to stop, with the signal it got: a signal from a terminal reaches
+// every process of the group, so workers leave SIGINT to the primary and stop when it says.
+const STOP = 'json-utility:stop';
 const RESTART_DELAY_MS = 200;
 
 /** The configuration from `env`, or exit 2 with a message naming each bad variable. */
@@ -26,11 +31,31 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
   }
 }
 
-function announce(address: string, workers: number, memory: string): void {
+/**
+ * The one line that says the service is up, with the docs URL and the memory it has: written at
+ * level info whatever LOG_LEVEL says (but `silent`), so that whoever started it sees where it is.
+ */
+function announce(log: FastifyBaseLogger, logLevel: Config['logLevel'], address: string, workers: number, memory: string): void {
+  if (logLevel === 'silent') return;
   const base = address.replace('://[::1]', '://localhost');
   const across = workers > 1 ? ` (${workers} workers)` : '';
-  process.stdout.write(`JSON utility service listening on ${base}${across}\nAPI docs: ${base}${DOCS_PATH}\n${memory}\n`);
+  const inCluster = workers > 1 ? { workers } : {};
+  log.child({}, { level: 'info' }).info({ address: base, docs: `${base}${DOCS_PATH}`, ...inCluster, memory }, `listening on ${base}${across}`);
+  (log as { flush?: () => void }).flush?.();
 }
+
+/** Why the server could not listen, in one line naming the address and the settings that choose it; undefined for other errors. */
+function listenFailure(error: NodeJS.ErrnoException, config: Config): string | undefined {
+  const where = `${config.host}:${config.port}`;
+  const settings = `${SETTINGS.port.env} or ${SETTINGS.host.env}`;
+  if (error.code === 'EADDRINUSE') return `Cannot listen on ${where}: the address is in use by another process; set ${settings} to another (EADDRINUSE)`;
+  if (error.code === 'EACCES') return `Cannot listen on ${where}: permission denied (ports below 1024 need privileges); set ${settings} to another (EACCES)`;
+  if (error.code === 'EADDRNOTAVAIL') return `Cannot listen on ${where}: this machine has no such address; set ${settings} to one of its own (EADDRNOTAVAIL)`;
+  return undefined;
+}
+
+// A worker that cannot listen exits with this, so that the primary stops instead of starting another.
+const EXIT_CANNOT_LISTEN = 78;
 
 const MIB = 1024 * 1024;
 
@@ -45,22 +70,37 @@ function heapWarning(limit: number): string | undefined {
   return `the V8 heap limit (${formatBytes(heap)}) is above this process's memory limit (${formatBytes(limit)}): start node with --max-old-space-size=${Math.floor(limit / MIB / 2)} (NODE_OPTIONS), as deploy/Dockerfile does`;
 }
 
-/** Serves in this process; on a signal: readiness off, drain delay, stop accepting, finish, exit 0. */
+/**
+ * Serves in this process; on a signal: readiness off, drain delay, stop accepting, finish, exit 0.
+ * SIGTERM (what orchestrators and `docker stop` send) waits out DRAIN_DELAY_MS, so that load
+ * balancers stop sending first; SIGINT (Ctrl-C, a person at a terminal) does not. A second signal
+ * exits at once, with 1.
+ */
 async function serve(config: Config, workers: number): Promise<void> {
   // Listening for signals before the app is built: one that comes while it starts still drains cleanly.
   let stopRequested: string | undefined;
   let stop: (signal: string) => void = (signal) => {
     stopRequested ??= signal;
   };
-  for (const signal of SIGNALS) process.on(signal, () => stop(signal));
+  if (cluster.isWorker) {
+    process.on('SIGTERM', () => stop('SIGTERM'));
+    process.on('SIGINT', () => undefined);
+    process.on('message', (message: { type?: string; signal?: string }) => message?.type === STOP && stop(message.signal ?? 'SIGTERM'));
+  } else {
+    for (const signal of SIGNALS) process.on(signal, () => stop(signal));
+  }
 
   const app = await buildApp(config);
   let stopping = false;
   stop = (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      app.log.warn({ signal }, 'a second signal: exiting now, with requests unfinished');
+      process.exit(1);
+    }
     stopping = true;
     app.lifecycle.ready = false;
-    app.log.info({ signal, drainDelayMs: config.drainDelayMs }, 'shutting down: readiness off, draining');
+    const drainDelayMs = signal === 'SIGINT' ? 0 : config.drainDelayMs;
+    app.log.info({ signal, drainDelayMs }, 'shutting down: readiness off, draining');
     // Past the deadline, whatever is still open is cut and the exit code says so.
     setTimeout(() => {
       app.log.error({ shutdownTimeoutMs: config.shutdownTimeoutMs }, 'shutdown deadline passed; exiting with requests unfinished');
@@ -77,7 +117,7 @@ async function serve(config: Config, workers: number): Promise<void> {
           process.exit(1);
         },
       );
-    }, config.drainDelayMs);
+    }, drainDelayMs);
   };
   if (stopRequested !== undefined) {
     stop(stopRequested);
@@ -85,13 +125,20 @@ async function serve(config: Config, workers: number): Promise<void> {
   }
 
   await app.memory.pool.warm();
-  const address = await app.listen({ port: config.port, host: config.host });
+  let address: string;
+  try {
+    address = await app.listen({ port: config.port, host: config.host, listenTextResolver: () => FRAMEWORK_LISTENING_TEXT });
+  } catch (error) {
+    const failure = listenFailure(error as NodeJS.ErrnoException, config);
+    if (failure === undefined) throw error;
+    process.stderr.write(`${failure}\n`);
+    process.exit(cluster.isWorker ? EXIT_CANNOT_LISTEN : 1);
+  }
   const memory = app.memory.describe();
-  app.log.info({ address, docs: `${address}${DOCS_PATH}`, memory }, 'listening');
   const warning = heapWarning(app.memory.limit);
   if (warning !== undefined) app.log.warn(warning);
   if (cluster.isWorker) process.send?.({ type: LISTENING, address, memory });
-  else announce(address, workers, `Memory: ${memory}`);
+  else announce(app.log, config.logLevel, address, workers, memory);
 }
 
 /** Keeps `count` workers running until a signal; then waits for all of them to drain. */
@@ -99,6 +146,7 @@ function supervise(config: Config, count: number): void {
   let stopping = false;
   let announced = false;
   let exitCode = 0;
+  const log = pino({ level: config.logLevel });
   serveClusterMetrics();
   // Each worker's heap from its share of MEMORY_LIMIT, unless the operator chose one.
   const share = processShare(config.memoryLimit === 'auto' ? detectMemoryLimit().bytes : config.memoryLimit, count);
@@ -116,7 +164,7 @@ function supervise(config: Config, count: number): void {
     // Announced once the whole first pool is up.
     if (!announced && listening.size === count) {
       announced = true;
-      announce(message.address, count, `Memory, each worker: ${message.memory ?? 'unknown'}`);
+      announce(log, config.logLevel, message.address, count, `each worker: ${message.memory ?? 'unknown'}`);
     }
   });
   cluster.on('exit', (worker, code, signal) => {
@@ -124,20 +172,27 @@ function supervise(config: Config, count: number): void {
     if (stopping) {
       if (code !== 0 && !stoppedWhileStarting.has(worker.id)) {
         exitCode = 1;
-        process.stderr.write(
-          `${JSON.stringify({ level: 50, time: Date.now(), msg: 'worker ended badly while draining', pid: worker.process.pid, code, signal })}\n`,
-        );
+        log.error({ pid: worker.process.pid, code, signal }, 'worker ended badly while draining');
       }
       if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(exitCode);
       return;
     }
-    process.stderr.write(`${JSON.stringify({ level: 50, time: Date.now(), msg: 'worker died; starting another', pid: worker.process.pid, code, signal })}\n`);
+    if (code === EXIT_CANNOT_LISTEN) {
+      // It said why on standard error; another would fail the same way.
+      for (const other of Object.values(cluster.workers ?? {})) other?.process.kill('SIGKILL');
+      process.exit(1);
+    }
+    log.error({ pid: worker.process.pid, code, signal }, 'worker died; starting another');
     // A short pause, so that a worker failing at start cannot spin the primary.
     setTimeout(() => stopping || fork(), RESTART_DELAY_MS);
   });
 
   const stop = (signal: NodeJS.Signals) => {
-    if (stopping) return;
+    if (stopping) {
+      log.warn({ signal }, 'a second signal: exiting now, with requests unfinished');
+      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL');
+      process.exit(1);
+    }
     stopping = true;
     setTimeout(() => process.exit(1), config.shutdownTimeoutMs + 1000).unref();
     const workers = Object.values(cluster.workers ?? {});
@@ -145,7 +200,7 @@ function supervise(config: Config, count: number): void {
     for (const worker of workers) {
       if (worker === undefined) continue;
       if (listening.has(worker.id)) {
-        worker.process.kill(signal);
+        worker.send({ type: STOP, signal });
       } else {
         stoppedWhileStarting.add(worker.id);
         worker.process.kill('SIGKILL');

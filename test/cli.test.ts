@@ -91,8 +91,8 @@ describe('the json-utility binary', () => {
     let stdout = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
     const exited = once(child, 'exit');
-    while (!/listening on (\S+)\n/.test(stdout)) await new Promise((resolve) => setTimeout(resolve, 25));
-    const base = /listening on (\S+)\n/.exec(stdout)?.[1] as string;
+    while (!/listening on (http:\/\/[^\s"]+)/.test(stdout)) await new Promise((resolve) => setTimeout(resolve, 25));
+    const base = /listening on (http:\/\/[^\s"]+)/.exec(stdout)?.[1] as string;
     assert.match(base, /^http:\/\/127\.0\.0\.1:\d+$/);
     assert.doesNotMatch(stdout, /workers/);
     assert.deepEqual(await (await fetch(`${base}/api/isOdd/7`)).json(), { ret: true });

@@ -33,8 +33,9 @@ test('WORKERS=2: two processes serve one port, metrics add up across them, a kil
 
   process.kill(workers[0] as number, 'SIGKILL');
   const deadline = Date.now() + 10_000;
-  while (!/worker died; starting another/.test(server.errors()) || workersOf(primary).length < 2) {
-    assert.ok(Date.now() < deadline, `no replacement:\n${server.errors()}`);
+  // The primary logs it on standard output, a JSON line like every other.
+  while (!/"msg":"worker died; starting another"/.test(server.output()) || workersOf(primary).length < 2) {
+    assert.ok(Date.now() < deadline, `no replacement:\n${server.output()}\n${server.errors()}`);
     await sleep(50);
   }
   const replaced = workersOf(primary);

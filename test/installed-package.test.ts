@@ -59,8 +59,8 @@ describe('the packed package, installed as a user would', { timeout: 240_000 }, 
     const exited = once(child, 'exit');
     try {
       const deadline = Date.now() + 20_000;
-      while (!/listening on (\S+)\n/.test(output) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
-      const base = /listening on (\S+)\n/.exec(output)?.[1] as string;
+      while (!/listening on (http:\/\/[^\s"]+)/.test(output) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+      const base = /listening on (http:\/\/[^\s"]+)/.exec(output)?.[1] as string;
       assert.ok(base, output);
       const response = await fetch(`${base}/api/isEven/4`);
       assert.deepEqual(await response.json(), { ret: true });

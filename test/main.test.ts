@@ -1,13 +1,26 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { startServer } from './process.js';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
+import { ENTRY, startServer } from './process.js';
 
-test('the entry listens where PORT and HOST say, prints the docs URL, serves, and exits 0 on SIGTERM', async (t) => {
-  const server = await startServer(t, { DRAIN_DELAY_MS: '0' });
-  assert.match(
-    server.output(),
-    /^JSON utility service listening on http:\/\/127\.0\.0\.1:\d+\nAPI docs: http:\/\/127\.0\.0\.1:\d+\/api\/docs\nMemory: [\d.]+ [KMG]iB \(MEMORY_LIMIT=auto: the (machine|cgroup)'s\), [\d.]+ [KMG]iB of it for requests; bodies over 64 KiB go to \d+ worker threads? of \d+ MiB heap\n$/,
-  );
+/** Every line of standard output, each parsed as a JSON object (a line that is not one fails the test). */
+function jsonLines(output: string): Array<Record<string, unknown>> {
+  return output
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => {
+      try {
+        return JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        throw new assert.AssertionError({ message: `not a JSON line: ${line}` });
+      }
+    });
+}
+
+test('the entry listens where PORT and HOST say, writes one JSON "listening" line with the docs URL, serves, and exits 0 on SIGTERM', async (t) => {
+  const server = await startServer(t, { DRAIN_DELAY_MS: '0', LOG_LEVEL: 'info' });
   const answer = await fetch(`${server.base}/api/isOdd`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -17,6 +30,79 @@ test('the entry listens where PORT and HOST say, prints the docs URL, serves, an
   assert.equal((await fetch(`${server.base}/api/docs`)).status, 200);
   server.child.kill('SIGTERM');
   assert.equal(await server.exited, 0);
+  // Standard output, whole, from its first byte: one JSON object per line, and one listening line.
+  const lines = jsonLines(server.output());
+  const listening = lines.filter((line) => /listening/.test(String(line.msg)));
+  assert.equal(listening.length, 1, server.output());
+  const [line] = listening as [Record<string, unknown>];
+  assert.match(String(line.msg), /^listening on http:\/\/127\.0\.0\.1:\d+$/);
+  assert.equal(line.docs, `${server.base}/api/docs`);
+  assert.equal(line.level, 30);
+  assert.match(
+    String(line.memory),
+    /^[\d.]+ [KMG]iB \(MEMORY_LIMIT=auto: the (machine|cgroup)'s\), [\d.]+ [KMG]iB of it for requests; bodies over 64 KiB go to \d+ worker threads? of \d+ MiB heap$/,
+  );
+  assert.ok(lines.some((entry) => entry.msg === 'closed: every request answered'));
+});
+
+test('the listening line is written whatever LOG_LEVEL says, but silent', async (t) => {
+  const quiet = await startServer(t, { DRAIN_DELAY_MS: '0', LOG_LEVEL: 'error' });
+  quiet.child.kill('SIGTERM');
+  assert.equal(await quiet.exited, 0);
+  assert.deepEqual(
+    jsonLines(quiet.output()).map((line) => line.msg),
+    [`listening on ${quiet.base}`],
+  );
+});
+
+test('a busy port: one line naming the address and PORT on standard error, exit 1, nothing else', async (t) => {
+  const holder = createServer();
+  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+  t.after(() => holder.close());
+  const port = (holder.address() as AddressInfo).port;
+  for (const workers of ['1', '2']) {
+    const child = spawn(process.execPath, ['--import', 'tsx', ENTRY], {
+      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', WORKERS: workers },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const [code] = (await once(child, 'exit')) as [number | null];
+    assert.equal(code, 1, `WORKERS=${workers}: ${stderr}`);
+    assert.match(
+      stderr,
+      new RegExp(`^Cannot listen on 127\\.0\\.0\\.1:${port}: the address is in use by another process; set PORT or HOST to another \\(EADDRINUSE\\)\\n`),
+    );
+    assert.doesNotMatch(stderr, /\n\s+at /, 'no stack trace');
+    if (workers === '1') assert.equal(stderr.split('\n').filter(Boolean).length, 1, stderr);
+    jsonLines(stdout);
+  }
+});
+
+test('a second SIGTERM exits at once, with 1, while the first still waits out the drain delay', async (t) => {
+  for (const workers of ['1', '2']) {
+    const server = await startServer(t, { DRAIN_DELAY_MS: '20000', WORKERS: workers });
+    server.child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(server.child.exitCode, null, 'the first signal waits for the drain delay');
+    const started = Date.now();
+    server.child.kill('SIGTERM');
+    assert.equal(await server.exited, 1, `WORKERS=${workers}`);
+    assert.ok(Date.now() - started < 2_000, `WORKERS=${workers}: exited after ${Date.now() - started} ms`);
+  }
+});
+
+test('SIGINT (Ctrl-C) does not wait out the drain delay meant for load balancers; it still finishes and exits 0', async (t) => {
+  for (const workers of ['1', '2']) {
+    const server = await startServer(t, { DRAIN_DELAY_MS: '20000', WORKERS: workers });
+    const started = Date.now();
+    // As a terminal sends it: to the whole process group.
+    process.kill(-(server.child.pid as number), 'SIGINT');
+    assert.equal(await server.exited, 0, `WORKERS=${workers}`);
+    assert.ok(Date.now() - started < 5_000, `WORKERS=${workers}: exited after ${Date.now() - started} ms`);
+  }
 });
 
 test('a bad variable stops the start with a message naming it', async (t) => {

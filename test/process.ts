@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import type { TestContext } from 'node:test';
 
-const ENTRY = new URL('../src/main.ts', import.meta.url).pathname;
+export const ENTRY = new URL('../src/main.ts', import.meta.url).pathname;
 
 export interface RunningServer {
   child: ChildProcess;
@@ -42,10 +42,10 @@ export async function startServer(
   child.stderr?.on('data', (chunk) => (stderr += chunk));
   const exited = once(child, 'exit').then(([code]) => code as number | null);
   const deadline = Date.now() + 20_000;
-  while (!/listening on (http:\/\/\S+)/.test(stdout)) {
+  while (!/listening on (http:\/\/[^\s"]+)/.test(stdout)) {
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the server did not start:\n${stdout}\n${stderr}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
-  const base = /listening on (http:\/\/\S+)/.exec(stdout)?.[1] as string;
+  const base = /listening on (http:\/\/[^\s"]+)/.exec(stdout)?.[1] as string;
   return { child, base, port: Number(new URL(base).port), output: () => stdout, errors: () => stderr, exited };
 }
