@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { before, after, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { generateClientSource, TARGET } from '../scripts/generate-client.js';
-import { ProblemError, createClient, type Client } from '../src/client/index.js';
+import { ClientError, ProblemError, createClient, type Client } from '../src/client/index.js';
 import { OPERATIONS } from '../src/client/operations.generated.js';
 import { buildApp } from '../src/app.js';
 
@@ -68,5 +69,63 @@ describe('createClient against the running service', () => {
       fake.isEvenByPath({ number: '2' }),
       (error: unknown) => error instanceof ProblemError && error.status === 502 && error.title === 'Bad Gateway',
     );
+  });
+});
+
+describe('createClient when the service does not answer', () => {
+  test('an unreachable server: a ClientError naming the method, the URL and the cause', async () => {
+    // A port that was free a moment ago and is closed now.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const client = createClient({ baseUrl: `http://127.0.0.1:${port}` });
+    const error = await client.isEven({ input: 2 }).then(
+      () => assert.fail('answered'),
+      (caught: unknown) => caught,
+    );
+    assert.ok(error instanceof ClientError, String(error));
+    assert.equal(error.url, `http://127.0.0.1:${port}/api/isEven`);
+    assert.equal(error.message, `Cannot reach POST http://127.0.0.1:${port}/api/isEven: connect ECONNREFUSED 127.0.0.1:${port}`);
+    assert.ok(error.cause instanceof Error);
+  });
+
+  test("a server that never answers: a ClientError after the call's timeout, or the client's", async (t) => {
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    t.after(() => {
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    });
+    const base = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    const started = Date.now();
+    await assert.rejects(createClient({ baseUrl: base }).isOddByPath({ number: '7' }, { timeoutMs: 300 }), (error: unknown) => {
+      assert.ok(error instanceof ClientError);
+      assert.equal(error.message, `No answer from GET ${base}/api/isOdd/7 within 300 ms`);
+      return true;
+    });
+    assert.ok(Date.now() - started < 3_000);
+    await assert.rejects(
+      createClient({ baseUrl: base, timeoutMs: 200 }).sort({ input: [2, 1] }),
+      /^ClientError: No answer from POST .*\/api\/sort within 200 ms$/,
+    );
+  });
+
+  test("a call aborted by its signal rejects with the signal's reason", async (t) => {
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    t.after(() => {
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    });
+    const controller = new AbortController();
+    const call = createClient({ baseUrl: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`, timeoutMs: 10_000 }).isNumber(
+      { input: '1' },
+      { signal: controller.signal },
+    );
+    setTimeout(() => controller.abort(new Error('the caller gave up')), 100);
+    await assert.rejects(call, /^Error: the caller gave up$/);
   });
 });

@@ -32,6 +32,33 @@ export class ProblemError extends Error {
   }
 }
 
+/**
+ * The service could not be asked or did not answer: unreachable (the cause says why, such as
+ * ECONNREFUSED), or no answer within the timeout. `url` is what was asked for.
+ *
+ * @example
+ * try { await client.isEven({ input: 2 }) } catch (e) { if (e instanceof ClientError) e.message }
+ * //=> 'Cannot reach POST http://127.0.0.1:1/api/isEven: connect ECONNREFUSED 127.0.0.1:1'
+ */
+export class ClientError extends Error {
+  override name = 'ClientError';
+  constructor(
+    message: string,
+    readonly url: string,
+    options: { cause: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** Options of one call. */
+export interface CallOptions {
+  /** Longest wait for the whole answer, in milliseconds; then a `ClientError`. Overrides the client's. */
+  readonly timeoutMs?: number;
+  /** Aborts the call; it then rejects with the signal's reason, as `fetch` does. */
+  readonly signal?: AbortSignal;
+}
+
 export interface ClientOptions {
   /** Where the service is, such as `http://127.0.0.1:3000`. */
   readonly baseUrl: string | URL;
@@ -39,41 +66,66 @@ export interface ClientOptions {
   readonly fetch?: typeof fetch;
   /** Headers sent with every request, such as `x-request-id`. */
   readonly headers?: Readonly<Record<string, string>>;
+  /** Longest wait for each whole answer, in milliseconds, unless a call says otherwise; none by default. */
+  readonly timeoutMs?: number;
 }
 
 /** One method per operation of the OpenAPI document: its input in, its 200 response out. */
-export type Client = { [Name in keyof Operations]: (input: Operations[Name]['input']) => Promise<Operations[Name]['output']> };
+export type Client = {
+  [Name in keyof Operations]: (input: Operations[Name]['input'], options?: CallOptions) => Promise<Operations[Name]['output']>;
+};
 
 /**
- * A typed client for the service; every method resolves with the response body or rejects with a
- * `ProblemError`. Send big integers as strings to keep every digit: a JavaScript number cannot.
+ * A typed client for the service; every method resolves with the response body, or rejects with a
+ * `ProblemError` (the service's error answer) or a `ClientError` (no answer: unreachable, or past
+ * the timeout). Send big integers as strings to keep every digit: a JavaScript number cannot.
  *
  * @example
  * const client = createClient({ baseUrl: 'http://127.0.0.1:3000' });
  * await client.isOdd({ input: '9007199254740993' }); //=> { ret: true }
  * await client.sort({ input: [3, 1, 2] });           //=> { sortedArray: [1, 2, 3] }
+ * await client.isEven({ input: 4 }, { timeoutMs: 500 });
  */
 export function createClient(options: ClientOptions): Client {
   const send = options.fetch ?? fetch;
   const base = String(options.baseUrl).replace(/\/+$/, '');
-  const client: Record<string, (input: unknown) => Promise<unknown>> = {};
+  const client: Record<string, (input: unknown, call?: CallOptions) => Promise<unknown>> = {};
   for (const [name, operation] of Object.entries(OPERATIONS)) {
-    client[name] = async (input: unknown) => {
+    client[name] = async (input: unknown, call: CallOptions = {}) => {
       const path =
         operation.input === 'path'
           ? operation.path.replace(/\{(\w+)\}/g, (_match, key: string) => encodeURIComponent((input as Record<string, string>)[key] ?? ''))
           : operation.path;
-      const response = await send(`${base}${path}`, {
-        method: operation.method,
-        headers: { ...options.headers, ...(operation.input === 'body' ? { 'content-type': 'application/json' } : {}) },
-        ...(operation.input === 'body' ? { body: JSON.stringify(input) } : {}),
-      });
-      const text = await response.text();
+      const url = `${base}${path}`;
+      const timeoutMs = call.timeoutMs ?? options.timeoutMs;
+      const signals = [call.signal, timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs)].filter((s) => s !== undefined);
+      let response: Response;
+      let text: string;
+      try {
+        response = await send(url, {
+          method: operation.method,
+          headers: { ...options.headers, ...(operation.input === 'body' ? { 'content-type': 'application/json' } : {}) },
+          ...(operation.input === 'body' ? { body: JSON.stringify(input) } : {}),
+          ...(signals.length === 0 ? {} : { signal: signals.length === 1 ? signals[0] : AbortSignal.any(signals) }),
+        });
+        text = await response.text();
+      } catch (error) {
+        if (call.signal?.aborted === true) throw call.signal.reason;
+        const asked = `${operation.method} ${url}`;
+        if ((error as Error).name === 'TimeoutError') throw new ClientError(`No answer from ${asked} within ${timeoutMs} ms`, url, { cause: error });
+        throw new ClientError(`Cannot reach ${asked}: ${causeOf(error)}`, url, { cause: error });
+      }
       if (!response.ok) throw new ProblemError(problemIn(text, response.status, response.statusText));
       return JSON.parse(text) as unknown;
     };
   }
   return client as Client;
+}
+
+/** Why fetch failed, in its own words: undici's "fetch failed" keeps the reason (ECONNREFUSED...) in its cause. */
+function causeOf(error: unknown): string {
+  const cause = (error as { cause?: { message?: string; code?: string } }).cause;
+  return cause?.message ?? cause?.code ?? (error as Error).message;
 }
 
 function problemIn(text: string, status: number, statusText: string): ConstructorParameters<typeof ProblemError>[0] {
