@@ -160,7 +160,7 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
     onProtoPoisoning: 'ignore',
     onConstructorPoisoning: 'ignore',
     ajv: { customOptions: AJV_CUSTOM_OPTIONS },
-    frameworkErrors: (error, request, reply) => void sendProblem(announceCloseIfBodyUnread(request.raw, reply), toProblem(error, config.bodyLimit)),
+    frameworkErrors: (error, request, reply) => void sendProblem(announceCloseIfBodyUnread(request.raw, reply), toProblem(error, config)),
     clientErrorHandler: writeClientError,
   });
   app.decorateRequest('numberSource', undefined);
@@ -190,7 +190,7 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, jsonBodyParser(config.maxDepth, config.offloadBodyBytes));
 
-  app.setErrorHandler(problemErrorHandler(config.bodyLimit));
+  app.setErrorHandler(problemErrorHandler(config));
   app.setNotFoundHandler(async (request, reply) =>
     sendProblem(
       announceCloseIfBodyUnread(request.raw, reply),

@@ -10,6 +10,8 @@ const RETRY = 'retry after the time in Retry-After';
 
 export const LIMIT_TEXTS = {
   body: (bodyLimit: number) => `The request body is larger than the limit of ${bodyLimit} bytes ${named('bodyLimit')}`,
+  pathValue: (numberTextLimit: number) =>
+    `A path segment is longer than this service accepts: numbers are limited to ${numberTextLimit} characters ${named('numberTextLimit')}`,
   depth: (maxDepth: number) => `nests deeper than the limit of ${maxDepth} levels ${named('maxDepth')}`,
   sortLength: (length: number, limit: number) => `has ${length} elements; the limit is ${limit} ${named('sortMaxLength')}`,
   numberText: (length: number, limit: number) => `is ${length} characters long; numbers are limited to ${limit} characters ${named('numberTextLimit')}`,

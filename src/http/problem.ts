@@ -73,6 +73,24 @@ export interface ValidationError {
   params: Record<string, unknown>;
   message?: string;
   parentSchema?: Record<string, unknown>;
+  /** The value validated at `instancePath` (ajv's `verbose`). */
+  data?: unknown;
+}
+
+/** For a missing field: the fields sent beside it that the object does not have, most likely a misspelling of it. */
+function unknownFieldsBeside(error: ValidationError): string {
+  const { data } = error;
+  const properties = error.parentSchema?.properties;
+  if (typeof data !== 'object' || data === null || Array.isArray(data) || typeof properties !== 'object' || properties === null) return '';
+  const unknown = Object.keys(data).filter((key) => !Object.hasOwn(properties, key));
+  if (unknown.length === 0) return '';
+  const where = error.instancePath === '' ? 'the body' : error.instancePath;
+  const names =
+    unknown
+      .slice(0, 5)
+      .map((key) => JSON.stringify(key))
+      .join(', ') + (unknown.length > 5 ? ', …' : '');
+  return `; ${where} has ${names}, which ${unknown.length === 1 ? 'is not one of its fields' : 'are not among its fields'}`;
 }
 
 /** The words a schema gives for what a field accepts (`x-expected`), used in error details. */
@@ -84,7 +102,12 @@ export function validationProblem(errors: readonly ValidationError[]): Problem {
     const missing = error.keyword === 'required' ? String(error.params.missingProperty) : undefined;
     const pointer = missing === undefined ? error.instancePath : toJsonPointer([missing], error.instancePath);
     const expected = error.parentSchema?.[EXPECTED];
-    const message = missing !== undefined ? 'is required' : typeof expected === 'string' ? `must be ${expected}` : (error.message ?? 'is invalid');
+    const message =
+      missing !== undefined
+        ? `is required${unknownFieldsBeside(error)}`
+        : typeof expected === 'string'
+          ? `must be ${expected}`
+          : (error.message ?? 'is invalid');
     const fromSchema = missing !== undefined || typeof expected === 'string';
     const known = byPointer.get(pointer);
     if (known === undefined || (!known.fromSchema && fromSchema)) {
@@ -99,18 +122,24 @@ const FRAMEWORK_PROBLEMS: Readonly<Record<string, readonly [number, string]>> = 
   FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'The request body must be JSON, sent with Content-Type: application/json (charset utf-8, if given)'],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'The Content-Length header does not match the body sent'],
   FST_ERR_BAD_URL: [400, 'The request path is not a valid URL: it has a malformed percent-encoding'],
-  FST_ERR_MAX_PARAM_LENGTH: [414, 'A path segment is longer than this service accepts'],
   FST_UNDER_PRESSURE: [503, LIMIT_TEXTS.overloaded],
 };
 
 /** Maps any error thrown while handling a request to its problem; never leaks internals of a 5xx. */
-export function toProblem(error: unknown, bodyLimit: number): Problem {
+/** The limits an error text may name. */
+export interface ProblemLimits {
+  readonly bodyLimit: number;
+  readonly numberTextLimit: number;
+}
+
+export function toProblem(error: unknown, limits: ProblemLimits): Problem {
   if (error instanceof ProblemError) return problemOf(error.status, error.message, error.errors);
   const fastifyError = error as Partial<FastifyError> & { validation?: ValidationError[] };
   if (Array.isArray(fastifyError.validation)) return validationProblem(fastifyError.validation);
   if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-    return problemOf(413, LIMIT_TEXTS.body(bodyLimit));
+    return problemOf(413, LIMIT_TEXTS.body(limits.bodyLimit));
   }
+  if (fastifyError.code === 'FST_ERR_MAX_PARAM_LENGTH') return problemOf(414, LIMIT_TEXTS.pathValue(limits.numberTextLimit));
   const framework = fastifyError.code === undefined ? undefined : FRAMEWORK_PROBLEMS[fastifyError.code];
   if (framework !== undefined) return problemOf(...framework);
   const status = fastifyError.statusCode;
@@ -120,9 +149,9 @@ export function toProblem(error: unknown, bodyLimit: number): Problem {
   return problemOf(500, 'The server failed to handle this request; the failure has been logged');
 }
 
-export function problemErrorHandler(bodyLimit: number) {
+export function problemErrorHandler(limits: ProblemLimits) {
   return function handleError(this: unknown, error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-    const problem = toProblem(error, bodyLimit);
+    const problem = toProblem(error, limits);
     if (problem.status >= 500 && problem.status !== 503) request.log.error({ err: error }, 'request failed');
     if (error instanceof ProblemError && error.headers !== undefined) reply.headers(error.headers);
     return sendProblem(announceCloseIfBodyUnread(request.raw, reply), problem);

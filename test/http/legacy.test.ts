@@ -41,13 +41,13 @@ describe('the earlier revision (docs/behaviour.md §4)', () => {
   const BAD: Array<[string, string | undefined, number, string, string[] | undefined]> = [
     ['/sort', undefined, 400, 'The request body must be a JSON object with an "array" field', ['']],
     ['/sort', '{"array":"1,2"}', 400, '/array must be an array of JSON values', ['/array']],
-    ['/sort', '{"input":[1]}', 400, '/array is required', ['/array']],
+    ['/sort', '{"input":[1]}', 400, '/array is required; the body has "input", which is not one of its fields', ['/array']],
     ['/sort', '{"array":[1e400]}', 400, '/array/0 is a number beyond the range of a double', ['/array/0']],
     ['/is-odd', undefined, 400, 'The request body must be a JSON object with a "number" field', ['']],
     ['/is-odd', '{"number":2.5}', 400, '/number must be an integer', ['/number']],
     ['/is-odd', '{"number":"abc"}', 400, '/number must be a number, or a string in numeric notation such as "42", "-1e3" or "0x1F"', ['/number']],
     ['/is-even', '{"number":true}', 400, '/number must be a number, or a string in numeric notation such as "42", "-1e3" or "0x1F"', ['/number']],
-    ['/is-even', '{"input":4}', 400, '/number is required', ['/number']],
+    ['/is-even', '{"input":4}', 400, '/number is required; the body has "input", which is not one of its fields', ['/number']],
     [
       '/is-even',
       `{"number":${'1'.repeat(10_001)}}`,

@@ -8,6 +8,17 @@ import { assertOk, assertProblem, build, post } from './helper.js';
 const nested = (depth: number): string => '['.repeat(depth) + ']'.repeat(depth);
 
 describe('limits (docs/behaviour.md §3), each at its edge', () => {
+  test("a path value longer than the router takes is 414 naming NUMBER_TEXT_LIMIT; one at the router's edge gets the number limit's 400", async (t) => {
+    const app = await build(t, { numberTextLimit: 100 });
+    const routerLimit = 3 * 100 + 64; // a percent-encoded character takes three
+    assertProblem(
+      await app.inject({ method: 'GET', url: `/api/isEven/${'1'.repeat(routerLimit + 1)}` }),
+      414,
+      'A path segment is longer than this service accepts: numbers are limited to 100 characters (NUMBER_TEXT_LIMIT)',
+    );
+    assertProblem(await app.inject({ method: 'GET', url: `/api/isEven/${'1'.repeat(routerLimit)}` }), 400, /limited to 100 characters \(NUMBER_TEXT_LIMIT\)$/);
+  });
+
   describe('BODY_LIMIT', () => {
     test('defaults to 16 MiB', () => assert.equal(DEFAULT_CONFIG.bodyLimit, 16 * 1024 * 1024));
     const body = (length: number) => `{"input":"${'x'.repeat(length - 12)}"}`;

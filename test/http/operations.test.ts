@@ -31,7 +31,7 @@ describe('POST /api/sort', () => {
     ['{"input":3}', '/input', '/input must be an array of JSON values'],
     ['{"input":"[1,2]"}', '/input', '/input must be an array of JSON values'],
     ['{"input":null}', '/input', '/input must be an array of JSON values'],
-    ['{"array":[1]}', '/input', '/input is required'],
+    ['{"array":[1]}', '/input', '/input is required; the body has "array", which is not one of its fields'],
     ['{"input":[1e400]}', '/input/0', '/input/0 is a number beyond the range of a double'],
     ['{"input":[1,{"a":[-1e400]}]}', '/input/1/a/0', '/input/1/a/0 is a number beyond the range of a double'],
     ['{"input":[1],"order":"up"}', '/order', '/order must be "asc" or "desc"'],
@@ -91,7 +91,7 @@ describe('POST /api/isEven and POST /api/isOdd', () => {
     ['{"input":""}', `/input ${NOT_A_NUMBER}`],
     ['{"input":[2]}', `/input ${NOT_A_NUMBER}`],
     ['{"input":{"value":2}}', `/input ${NOT_A_NUMBER}`],
-    ['{"number":2}', '/input is required'],
+    ['{"number":2}', '/input is required; the body has "number", which is not one of its fields'],
   ];
   for (const [body, detail] of BAD) {
     test(`${body} is 400`, async (t) => {

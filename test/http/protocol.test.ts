@@ -17,7 +17,7 @@ describe('methods (RFC 9110 §15.5.6, docs/behaviour.md §1)', () => {
     }
   }
   for (const url of GET_ONLY) {
-    const template = url.replace(/\/4$/, '/:number');
+    const template = url.replace(/\/4$/, '/{number}');
     for (const method of ['POST', 'PUT', 'DELETE'] as const) {
       test(`${method} ${url} is 405 with Allow: GET, HEAD, OPTIONS`, async (t) => {
         const app = await build(t);
@@ -174,7 +174,8 @@ describe('request bodies (docs/behaviour.md §1)', () => {
     ['an array body', '[3]', 'The request body must be a JSON object with an "input" field', ['']],
     ['a string body', '"3"', 'The request body must be a JSON object with an "input" field', ['']],
     ['a null body', 'null', 'The request body must be a JSON object with an "input" field', ['']],
-    ['an object without input', '{"inputs":3}', '/input is required', ['/input']],
+    ['an object without input', '{"inputs":3}', '/input is required; the body has "inputs", which is not one of its fields', ['/input']],
+    ['a misspelt field and more', '{"inpt":3,"x":1}', '/input is required; the body has "inpt", "x", which are not among its fields', ['/input']],
   ];
   for (const [name, body, detail, pointers] of BODIES) {
     test(`${name} is 400`, async (t) => {

@@ -41,10 +41,15 @@ export function answerOtherMethods(app: FastifyInstance, table: RouteTable, cors
       });
     }
     const others = ANSWERABLE_METHODS.filter((method) => !allowed.includes(method)) as HTTPMethods[];
+    // The path as the docs write it: `/api/isEven/{number}`, not the router's `:number`.
+    const documented = url.replace(/:(\w+)/g, '{$1}');
     // Answered in onRequest, before any body is read or parsed: the method alone decides.
     const refuse = async (request: FastifyRequest, reply: FastifyReply) => {
       reply.header('allow', allow);
-      return sendProblem(announceCloseIfBodyUnread(request.raw, reply), problemOf(405, `${request.method} is not allowed on ${url}; it accepts ${allow}`));
+      return sendProblem(
+        announceCloseIfBodyUnread(request.raw, reply),
+        problemOf(405, `${request.method} is not allowed on ${documented}; it accepts ${allow}`),
+      );
     };
     app.route({ method: others, url, schema: { hide: true }, onRequest: refuse, handler: refuse });
   }
