@@ -1,9 +1,19 @@
 import { readFileSync } from 'node:fs';
-import { InputError, isEven, isNumber, isOdd, sort, stringSplit, toString, type JsonValue } from './core/index.js';
+import { collatorFor, InputError, isEven, isNumber, isOdd, sort, stringSplit, toString, type JsonValue } from './core/index.js';
 import { CURRENT_OPERATION_IDS, type CurrentOperationId } from './http/operations/operation-table.js';
 
 /** A command line the `json-utility` command cannot run: exit code 2 and the help. */
 export class UsageError extends Error {}
+
+/** A bad value of an option (such as `--locale`): exit code 1, like a bad argument. */
+export class OptionError extends InputError {
+  constructor(
+    readonly option: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
 
 function readJson(text: string): JsonValue {
   try {
@@ -50,6 +60,13 @@ const FORMS: Readonly<Record<CurrentOperationId, CommandForm>> = {
     usage: '[json-array]',
     help: ['{"sortedArray":[...]}; the array from stdin when not given', "--desc for descending, --locale TAG for a locale's collation"],
     run: (p, flags) => {
+      if (typeof flags.locale === 'string') {
+        try {
+          collatorFor(flags.locale);
+        } catch (error) {
+          throw error instanceof InputError ? new OptionError('--locale', error.message) : error;
+        }
+      }
       const values = readJson(argumentOrStdin(p));
       if (!Array.isArray(values)) throw new InputError('must be an array of JSON values');
       return { sortedArray: sort(values, { order: flags.desc === true ? 'desc' : 'asc', locale: flags.locale as string | undefined }) };
@@ -79,7 +96,25 @@ const FORMS: Readonly<Record<CurrentOperationId, CommandForm>> = {
 };
 
 /** One command per current operation, in the operation table's order, named by its operationId. */
-export const COMMANDS: ReadonlyMap<string, Command> = new Map(CURRENT_OPERATION_IDS.map((id) => [id, FORMS[id].run]));
+export const COMMANDS: ReadonlyMap<string, CommandForm> = new Map(CURRENT_OPERATION_IDS.map((id) => [id, FORMS[id]]));
+
+/** How many arguments a command takes at most: one per word of its usage. */
+export function argumentsOf(form: CommandForm): number {
+  return form.usage.split(' ').length;
+}
+
+/**
+ * What a core error is about, in the command line's words: the argument (or standard input, when
+ * the value came from there), or a place inside it.
+ *
+ * @example
+ * subjectOf([0, 'a'], true) //=> '[0].a of the argument'
+ */
+export function subjectOf(path: ReadonlyArray<string | number>, fromArgument: boolean): string {
+  const where = fromArgument ? 'the argument' : 'standard input';
+  if (path.length === 0) return where;
+  return `${path.map((step) => (typeof step === 'number' ? `[${step}]` : `.${step}`)).join('')} of ${where}`;
+}
 
 const HELP_COLUMN = 35;
 

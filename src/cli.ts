@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { InputError, toJsonPointer } from './core/index.js';
-import { COMMANDS, commandsHelp, UsageError } from './cli-commands.js';
+import { InputError } from './core/index.js';
+import { argumentsOf, COMMANDS, commandsHelp, OptionError, subjectOf, UsageError } from './cli-commands.js';
 import { SETTINGS } from './config.js';
 import { readConfig, run } from './server.js';
 
@@ -45,7 +45,11 @@ async function main(argv: string[]): Promise<number> {
   const positionals = parsed.positionals.map((arg) => (arg.startsWith(PLACEHOLDER) ? (negatives[Number(arg.slice(1))] as string) : arg));
   const [command, ...rest] = positionals;
   if (flags.version) return print(version);
-  if (flags.help || command === undefined) return print(HELP);
+  if (flags.help) return print(HELP);
+  if (command === undefined) {
+    process.stderr.write(`${HELP}\n`);
+    return 2;
+  }
 
   if (command === 'serve') {
     const env = { ...process.env };
@@ -53,9 +57,27 @@ async function main(argv: string[]): Promise<number> {
     await run(readConfig(env));
     return -1; // keeps running
   }
-  const operation = COMMANDS.get(command);
-  if (operation === undefined) throw new UsageError(`unknown command "${command}"; see --help`);
-  return print(JSON.stringify(operation(rest, flags)));
+  const form = COMMANDS.get(command);
+  if (form === undefined) throw new UsageError(`unknown command "${command}"; see --help`);
+  const most = argumentsOf(form);
+  if (rest.length > most) {
+    throw new UsageError(`${command} takes at most ${most} argument${most === 1 ? '' : 's'} (${form.usage}), not ${rest.length}; see --help`);
+  }
+  try {
+    return print(JSON.stringify(form.run(rest, flags)));
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    const subject = error instanceof OptionError ? `the ${error.option} option` : subjectOf(error.path, rest.length > 0);
+    process.stderr.write(`${command}: ${subject} ${error.message}\n`);
+    return 1;
+  }
+}
+
+/** Node's words for a command line it cannot parse, made the command's own. */
+function usageMessage(error: Error & { code?: string }): string {
+  const option = /^Unknown option '([^']+)'/.exec(error.message)?.[1];
+  if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option !== undefined) return `unknown option ${option}; see --help`;
+  return error.message;
 }
 
 function print(text: string): number {
@@ -67,11 +89,8 @@ try {
   const code = await main(process.argv.slice(2));
   if (code >= 0) process.exitCode = code;
 } catch (error) {
-  if (error instanceof InputError) {
-    process.stderr.write(`${toJsonPointer(error.path, '/input')} ${error.message}\n`);
-    process.exitCode = 1;
-  } else if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-    process.stderr.write(`${(error as Error).message}\n\n${HELP}\n`);
+  if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    process.stderr.write(`${usageMessage(error as Error)}\n\n${HELP}\n`);
     process.exitCode = 2;
   } else {
     throw error;

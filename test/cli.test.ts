@@ -54,12 +54,14 @@ describe('the json-utility binary', () => {
     });
   }
 
+  // In the command line's words: the argument, standard input, a place inside them, an option.
   const BAD: Array<[string[], string | undefined, string]> = [
-    [['isEven', '2.5'], undefined, '/input must be an integer'],
-    [['isOdd', 'abc'], undefined, '/input must be a number, or a string in numeric notation such as "42", "-1e3" or "0x1F"'],
-    [['sort'], '{"not":"an array"}', '/input must be an array of JSON values'],
-    [['sort'], '[1,', '/input is not valid JSON: Unexpected end of JSON input'],
-    [['toString', '[1e400]'], undefined, '/input/0 is a number beyond the range of a double, which has no canonical form'],
+    [['isEven', '2.5'], undefined, 'isEven: the argument must be an integer'],
+    [['isOdd', 'abc'], undefined, 'isOdd: the argument must be a number, or a string in numeric notation such as "42", "-1e3" or "0x1F"'],
+    [['sort'], '{"not":"an array"}', 'sort: standard input must be an array of JSON values'],
+    [['sort'], '[1,', 'sort: standard input is not valid JSON: Unexpected end of JSON input'],
+    [['toString', '[1e400]'], undefined, 'toString: [0] of the argument is a number beyond the range of a double, which has no canonical form'],
+    [['sort', '[1]', '--locale', 'xx-!!'], undefined, 'sort: the --locale option must be a well-formed BCP 47 language tag, such as "en", "de-DE" or "sv"'],
   ];
   for (const [args, stdin, detail] of BAD) {
     test(`${args.join(' ')}${stdin === undefined ? '' : ` < ${stdin}`} exits 1 with: ${detail}`, async () => {
@@ -80,7 +82,24 @@ describe('the json-utility binary', () => {
     const unknown = await cli(['frobnicate']);
     assert.equal(unknown.code, 2);
     assert.match(unknown.stderr, /^unknown command "frobnicate"; see --help\n/);
-    assert.equal((await cli(['isEven', '--nope', '2'])).code, 2);
+    const option = await cli(['isEven', '--nope', '2']);
+    assert.equal(option.code, 2);
+    assert.match(option.stderr, /^unknown option --nope; see --help\n\njson-utility 1\.0\.0: /);
+  });
+
+  test('no arguments: the usage on standard error, exit 2', async () => {
+    const none = await cli([]);
+    assert.equal(none.code, 2);
+    assert.equal(none.stdout, '');
+    assert.match(none.stderr, /^json-utility 1\.0\.0: [^]*Usage:/);
+  });
+
+  test('more arguments than a command takes are refused, exit 2', async () => {
+    const extra = await cli(['isEven', '1', '2']);
+    assert.equal(extra.code, 2);
+    assert.equal(extra.stdout, '');
+    assert.match(extra.stderr, /^isEven takes at most 1 argument \(\[number\]\), not 2; see --help\n/);
+    assert.match((await cli(['stringSplit', 'a', 'b', 'c'])).stderr, /^stringSplit takes at most 2 arguments \(<string> \[separator\]\), not 3; see --help\n/);
   });
 
   test('serve: flags override the environment; SIGTERM stops it cleanly', async () => {
