@@ -69,15 +69,18 @@ describe('deploy/', () => {
     assert.equal(dockerEnv.DRAIN_DELAY_MS, containerEnv.DRAIN_DELAY_MS);
   });
 
-  test("the image runs a Node.js major the suite runs on (.ci/run: the machine's and scripts/node24.sh's), and engines allows it", () => {
-    const majors = [...dockerfile.matchAll(/^FROM node:(\d+)-/gm)].map((m) => Number(m[1]));
-    assert.equal(majors.length, 2);
-    const node24 = Number(/^version=(\d+)\./m.exec(readFileSync(new URL('../scripts/node24.sh', import.meta.url), 'utf8'))?.[1]);
+  test('the image runs an exact Node.js version that CI runs the suite on (scripts/node.sh), and engines allows it', () => {
+    const versions = [...dockerfile.matchAll(/^FROM node:(\d+\.\d+\.\d+)-bookworm-slim\b/gm)].map((m) => m[1] as string);
+    assert.equal(versions.length, 2, 'both stages pin an exact version');
+    const script = readFileSync(new URL('../scripts/node.sh', import.meta.url), 'utf8');
     const ciRun = readFileSync(new URL('../.ci/run', import.meta.url), 'utf8');
-    assert.match(ciRun, /scripts\/node24\.sh/);
-    for (const major of majors) assert.ok(major === node24 || major === Number(process.versions.node.split('.')[0]), `node:${major}`);
+    for (const version of versions) {
+      const major = version.split('.')[0] as string;
+      assert.match(script, new RegExp(`^  ${major}\\) version=${version.replaceAll('.', '\\.')} ;;$`, 'm'), `scripts/node.sh ${major} is ${version}`);
+      assert.match(ciRun, new RegExp(`scripts/node\\.sh ${major}\\b`), `.ci/run runs the suite on ${major}`);
+    }
     const engines = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { engines: { node: string } }).engines.node;
-    for (const major of [...majors, 20, 22]) assert.match(engines, new RegExp(`(\\^|>=)${major}\\.`), `engines ${engines} allows ${major}`);
+    assert.equal(engines, '^22.12.0 || ^24.11.0 || ^26.0.0');
   });
 
   test('the Dockerfile is multi-stage, keeps production dependencies only, and runs as a non-root user', () => {

@@ -46,7 +46,7 @@ describe('the packed package, installed as a user would', { timeout: 240_000 }, 
   });
 
   test('an error exits 1 with the problem on stderr; --help exits 0', async () => {
-    assert.deepEqual(await cli(['isEven', '2.5']), { code: 1, stdout: '', stderr: '/input must be an integer\n' });
+    assert.deepEqual(await cli(['isEven', '2.5']), { code: 1, stdout: '', stderr: 'isEven: the argument must be an integer\n' });
     const help = await cli(['--help']);
     assert.equal(help.code, 0);
     assert.match(help.stdout, /^json-utility 1\.0\.0: /);
