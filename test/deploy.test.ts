@@ -27,6 +27,46 @@ const quantityBytes = (quantity: string): number => {
   return Number(number) * (unit === undefined ? 1 : (UNITS[unit] as number));
 };
 
+/**
+ * What a pod spec breaks of the "restricted" Pod Security Standard
+ * (https://kubernetes.io/docs/concepts/security/pod-security-standards/), its baseline controls
+ * included, control by control.
+ */
+function restrictedViolations(pod: Record<string, any>): string[] {
+  const found: string[] = [];
+  const check = (ok: boolean, what: string) => void (ok || found.push(what));
+  const podContext = pod.securityContext ?? {};
+  const containers = [...pod.containers, ...(pod.initContainers ?? []), ...(pod.ephemeralContainers ?? [])];
+  // Baseline: host namespaces, host paths, sysctls, privileged, host ports, /proc, host processes.
+  check(!pod.hostNetwork && !pod.hostPID && !pod.hostIPC, 'host namespaces');
+  for (const volume of pod.volumes ?? []) check(volume.hostPath === undefined, `volume ${volume.name}: hostPath`);
+  check(podContext.sysctls === undefined, 'sysctls');
+  check(podContext.runAsUser !== 0, 'runAsUser 0');
+  // Restricted: only these volume types.
+  const volumeTypes = ['configMap', 'csi', 'downwardAPI', 'emptyDir', 'ephemeral', 'persistentVolumeClaim', 'projected', 'secret'];
+  for (const volume of pod.volumes ?? [])
+    check(
+      Object.keys(volume).some((key) => volumeTypes.includes(key)),
+      `volume ${volume.name}: type`,
+    );
+  for (const c of containers) {
+    const sc = c.securityContext ?? {};
+    check(sc.privileged !== true, `${c.name}: privileged`);
+    for (const port of c.ports ?? []) check(!port.hostPort, `${c.name}: hostPort`);
+    check(sc.procMount === undefined || sc.procMount === 'Default', `${c.name}: procMount`);
+    check(sc.windowsOptions?.hostProcess !== true, `${c.name}: hostProcess`);
+    // Restricted: no privilege escalation, non-root, seccomp RuntimeDefault or Localhost, drop ALL, add at most NET_BIND_SERVICE.
+    check(sc.allowPrivilegeEscalation === false, `${c.name}: allowPrivilegeEscalation`);
+    check(sc.runAsNonRoot === true || (sc.runAsNonRoot === undefined && podContext.runAsNonRoot === true), `${c.name}: runAsNonRoot`);
+    check((sc.runAsUser ?? podContext.runAsUser) !== 0, `${c.name}: runAsUser 0`);
+    const seccomp = sc.seccompProfile?.type ?? podContext.seccompProfile?.type;
+    check(seccomp === 'RuntimeDefault' || seccomp === 'Localhost', `${c.name}: seccompProfile ${seccomp}`);
+    check((sc.capabilities?.drop ?? []).includes('ALL'), `${c.name}: capabilities.drop ALL`);
+    for (const added of sc.capabilities?.add ?? []) check(added === 'NET_BIND_SERVICE', `${c.name}: capabilities.add ${added}`);
+  }
+  return found;
+}
+
 describe('deploy/', () => {
   test('every variable the Dockerfile and the manifest set is one the service reads, with a valid value', () => {
     assert.ok(Object.keys(dockerEnv).length >= 4);
@@ -103,7 +143,7 @@ describe('deploy/', () => {
     assert.ok(!('MEMORY_LIMIT' in dockerEnv), 'the image reads the container limit too');
     const heapMb = Number(/--max-old-space-size=(\d+)/.exec(env.NODE_OPTIONS ?? '')?.[1]);
     assert.ok(heapMb > 0 && heapMb * 2 ** 20 <= limit / 2, `heap ${heapMb} MiB under half of the ${limit} byte limit`);
-    assert.ok(requested >= 256 * 2 ** 20 && requested <= limit);
+    assert.equal(requested, limit, 'the memory request is the limit the service budgets against');
     assert.ok(limit >= 768 * 2 ** 20, 'room for the largest legal request (README, Reliability)');
   });
 
@@ -111,10 +151,12 @@ describe('deploy/', () => {
     const { Deployment } = await import('kubernetes-models/apps/v1');
     const { Service } = await import('kubernetes-models/v1');
     const { HorizontalPodAutoscaler } = await import('kubernetes-models/autoscaling/v2');
+    const { PodDisruptionBudget } = await import('kubernetes-models/policy/v1');
     const models: Record<string, new (document: never) => { validate(): void }> = {
       'apps/v1 Deployment': Deployment,
       'v1 Service': Service,
       'autoscaling/v2 HorizontalPodAutoscaler': HorizontalPodAutoscaler,
+      'policy/v1 PodDisruptionBudget': PodDisruptionBudget,
     };
     assert.deepEqual(manifests.map((m) => `${m.apiVersion} ${m.kind}`).sort(), Object.keys(models).sort());
     for (const manifest of manifests) {
@@ -135,5 +177,51 @@ describe('deploy/', () => {
     const hpa = ofKind('HorizontalPodAutoscaler');
     assert.deepEqual(hpa.spec.scaleTargetRef, { apiVersion: 'apps/v1', kind: 'Deployment', name: deployment.metadata.name });
     assert.equal(hpa.spec.metrics[0].resource.name, 'cpu');
+    assert.deepEqual(ofKind('PodDisruptionBudget').spec.selector.matchLabels, labels);
+  });
+
+  test('the HPA owns the pod count, and scales at a share of the one core README sizes a pod at', () => {
+    assert.equal(deployment.spec.replicas, undefined, 'no replicas: every kubectl apply would reset what the HPA chose');
+    const hpa = ofKind('HorizontalPodAutoscaler');
+    assert.ok(hpa.spec.minReplicas >= 2 && hpa.spec.maxReplicas > hpa.spec.minReplicas);
+    assert.equal(container.resources.requests.cpu, '1', 'the HPA counts utilization against the request: one core, as the pod is sized');
+    assert.equal(container.resources.limits.cpu, '1');
+    const target = hpa.spec.metrics[0].resource.target.averageUtilization as number;
+    assert.ok(target >= 50 && target <= 90, `${target}%`);
+    assert.ok(ofKind('PodDisruptionBudget').spec.maxUnavailable === 1 || ofKind('PodDisruptionBudget').spec.minAvailable >= 1);
+  });
+
+  test('one image tag everywhere: the manifest, the Dockerfile, README, and the package version', () => {
+    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+    const image = `json-utility-service:${version}`;
+    assert.equal(container.image, image);
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const yamlText = readFileSync(new URL('../deploy/kubernetes.yaml', import.meta.url), 'utf8');
+    for (const [name, text] of [
+      ['Dockerfile', dockerfile],
+      ['README.md', readme],
+      ['kubernetes.yaml', yamlText],
+    ] as const) {
+      const tags = [...text.matchAll(/json-utility-service:([\w.-]+)/g)].map((m) => m[1]);
+      assert.ok(tags.length > 0, `${name} names the image`);
+      for (const tag of tags) assert.equal(tag, version, `${name}: json-utility-service:${tag}`);
+    }
+    assert.match(readme, new RegExp(`^docker build -f deploy/Dockerfile -t ${image.replaceAll('.', '\\.')} \\.$`, 'm'));
+    assert.match(readme, new RegExp(`^docker run .*${image.replaceAll('.', '\\.')}$`, 'm'));
+  });
+
+  test('the pod meets the restricted Pod Security Standard; the check has teeth', () => {
+    assert.deepEqual(restrictedViolations(deployment.spec.template.spec), []);
+    const broken = structuredClone(deployment.spec.template.spec);
+    delete broken.securityContext.seccompProfile;
+    delete broken.containers[0].securityContext.seccompProfile;
+    broken.containers[0].securityContext.capabilities = { add: ['SYS_ADMIN'] };
+    broken.hostNetwork = true;
+    assert.deepEqual(restrictedViolations(broken), [
+      'host namespaces',
+      'service: seccompProfile undefined',
+      'service: capabilities.drop ALL',
+      'service: capabilities.add SYS_ADMIN',
+    ]);
   });
 });
