@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 
-// The package as a user receives it: `npm pack`, installed from the tarball into a fresh prefix
-// (dependencies from the npm registry, or npm's cache), then used as a command and as a library.
+// The package as a user receives it: README's install lines, run as written (`npm pack`, then a
+// global install of the tarball, into a fresh prefix), then used as a command and as a library.
 
 const run = promisify(execFile);
 const root = new URL('..', import.meta.url).pathname;
@@ -29,15 +29,44 @@ async function cli(args: string[], stdin?: string): Promise<{ code: number | nul
 }
 
 describe('the packed package, installed as a user would', { timeout: 240_000 }, () => {
+  let versionLine = '';
   before(async () => {
-    await run('npm', ['pack', '--pack-destination', work, '--silent'], { cwd: root, maxBuffer: 16 << 20 });
-    const tarball = readdirSync(work).find((name) => name.endsWith('.tgz')) as string;
-    await run('npm', ['install', '--global', '--prefix', prefix, '--no-audit', '--no-fund', '--prefer-offline', join(work, tarball)], {
-      cwd: work,
-      maxBuffer: 16 << 20,
-    });
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const block = /^## Install\n[^]*?```sh\n([^]*?)```/m.exec(readme)?.[1] ?? '';
+    const lines = block
+      .split('\n')
+      .map((line) => line.replace(/\s+#.*$/, '').trim())
+      .filter(Boolean);
+    assert.deepEqual(
+      lines.map((line) => line.split(' ').slice(0, 2).join(' ')),
+      ['npm pack', 'npm install', 'json-utility --version'],
+    );
+    // The global prefix is the one thing changed: npm reads it from the environment.
+    const env = {
+      ...process.env,
+      npm_config_prefix: prefix,
+      npm_config_audit: 'false',
+      npm_config_fund: 'false',
+      PATH: `${join(prefix, 'bin')}:${process.env.PATH}`,
+    };
+    const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
+    const tarball = join(root, `json-utility-service-${version}.tgz`);
+    try {
+      for (const line of lines) {
+        const { stdout } = await run('sh', ['-c', line], { cwd: root, env, maxBuffer: 16 << 20 });
+        versionLine = stdout;
+      }
+    } finally {
+      rmSync(tarball, { force: true });
+    }
+    assert.ok(existsSync(bin), 'the global install put json-utility in the prefix');
   });
   after(() => rmSync(work, { recursive: true, force: true }));
+
+  test("README's install lines, as written, install the package and its command", () => {
+    assert.equal(versionLine, '1.0.0\n');
+    assert.ok(readdirSync(installed).includes('LICENSE'), 'the licence ships in the package');
+  });
 
   test('the json-utility command: an operation, a negative number, standard input', async () => {
     assert.deepEqual(await cli(['isOdd', '-7']), { code: 0, stdout: '{"ret":true}\n', stderr: '' });

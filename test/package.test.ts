@@ -12,7 +12,7 @@ test('npm pack ships the compiled library, its types and the entry points, and n
   // prepack compiles to dist/ first, so the imports below use what a user would install.
   const { stdout } = await promisify(execFile)('npm', ['pack', '--dry-run', '--json', '--ignore-scripts=false'], { cwd: root, maxBuffer: 10 * 1024 * 1024 });
   const files = (JSON.parse(stdout.slice(stdout.indexOf('['))) as Array<{ files: Array<{ path: string }> }>)[0]?.files.map((f) => f.path) ?? [];
-  for (const path of files) assert.match(path, /^(dist\/.*\.(js|d\.ts)|package\.json|README\.md)$/, path);
+  for (const path of files) assert.match(path, /^(dist\/.*\.(js|d\.ts)|package\.json|README\.md|LICENSE)$/, path);
   for (const needed of [
     'dist/core/index.js',
     'dist/core/index.d.ts',
@@ -25,6 +25,7 @@ test('npm pack ships the compiled library, its types and the entry points, and n
     'dist/client/index.d.ts',
     'package.json',
     'README.md',
+    'LICENSE',
   ]) {
     assert.ok(files.includes(needed), needed);
   }
