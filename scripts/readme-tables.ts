@@ -1,7 +1,7 @@
 /**
- * Writes the README's generated tables (`npm run readme:tables`): the configuration table from
- * src/config.ts and the migration table from the legacy route table. test/readme.test.ts fails
- * when the README's copies differ.
+ * Writes the generated tables (`npm run readme:tables`): the configuration table from src/config.ts
+ * into docs/operations.md and the migration table from the legacy route table into docs/earlier-revision.md.
+ * test/readme.test.ts fails when a copy differs.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { SETTINGS, type AccessLog } from '../src/config.js';
@@ -31,22 +31,26 @@ function migrationTable(): string {
   return ['| Earlier request | Earlier response | Current request | Current response |', '| --- | --- | --- | --- |', ...rows].join('\n');
 }
 
-const TABLES: Record<string, () => string> = { 'config-table': configTable, 'migration-table': migrationTable };
+/** Each file with generated tables, and the tables it holds. */
+export const GENERATED: Readonly<Record<string, Readonly<Record<string, () => string>>>> = {
+  'docs/earlier-revision.md': { 'migration-table': migrationTable },
+  'docs/operations.md': { 'config-table': configTable },
+};
 
-/** The README with every generated table written anew between its `<!-- name:start/end -->` markers. */
-export function readmeWithTables(readme: string): string {
-  let text = readme;
-  for (const [name, table] of Object.entries(TABLES)) {
+/** A file's text with each of its generated tables written anew between its `<!-- name:start/end -->` markers. */
+export function withTables(file: string, original: string): string {
+  let text = original;
+  for (const [name, table] of Object.entries(GENERATED[file] ?? {})) {
     const start = `<!-- ${name}:start -->`;
     const end = `<!-- ${name}:end -->`;
     const from = text.indexOf(start);
     const to = text.indexOf(end);
-    if (from < 0 || to < from) throw new Error(`README.md needs ${start} and ${end}`);
+    if (from < 0 || to < from) throw new Error(`${file} needs ${start} and ${end}`);
     text = `${text.slice(0, from + start.length)}\n${table()}\n${text.slice(to)}`;
   }
   return text;
 }
 
 if (process.argv[1]?.endsWith('readme-tables.ts')) {
-  writeFileSync('README.md', readmeWithTables(readFileSync('README.md', 'utf8')));
+  for (const file of Object.keys(GENERATED)) writeFileSync(file, withTables(file, readFileSync(file, 'utf8')));
 }

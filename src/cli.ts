@@ -18,7 +18,7 @@ ${commandsHelp()}
 
 
 Prints the same JSON as the HTTP API. Bad input: exit code 1 and the problem on stderr.
-Every setting of \`serve\` is also an environment variable: see the README's Configuration table.`;
+Every setting of \`serve\` is also an environment variable: see docs/operations.md, Configuration.`;
 
 // An argument such as -7 or -.5 is a value, not an option: parseArgs would refuse it as an unknown flag.
 const NEGATIVE_NUMBER = /^-[\d.]/;

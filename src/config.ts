@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 
 /**
  * Every setting of the service, read from the environment in one place. `SETTINGS` is also the
- * source of the README's configuration table (test/config.test.ts keeps the two equal).
+ * source of the configuration table in docs/operations.md (test/config.test.ts keeps the two equal).
  */
 
 interface Setting<T> {

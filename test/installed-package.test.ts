@@ -41,10 +41,11 @@ describe('the packed package, installed as a user would', { timeout: 240_000 }, 
       lines.map((line) => line.split(' ').slice(0, 2).join(' ')),
       ['npm pack', 'npm install', 'json-utility --version'],
     );
-    // The global prefix is the one thing changed: npm reads it from the environment.
+    // Only npm's own settings change, from the environment: the global prefix, and its cache first.
     const env = {
       ...process.env,
       npm_config_prefix: prefix,
+      npm_config_prefer_offline: 'true',
       npm_config_audit: 'false',
       npm_config_fund: 'false',
       PATH: `${join(prefix, 'bin')}:${process.env.PATH}`,

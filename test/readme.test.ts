@@ -3,10 +3,12 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { SETTINGS } from '../src/config.js';
-import { readmeWithTables } from '../scripts/readme-tables.js';
+import { GENERATED, withTables } from '../scripts/readme-tables.js';
 import { build } from './http/helper.js';
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+// The curl examples of the README and of the earlier revision's page, checked alike.
+const documents = readme + readFileSync(new URL('../docs/earlier-revision.md', import.meta.url), 'utf8');
 
 interface Example {
   command: string;
@@ -16,9 +18,9 @@ interface Example {
   output: string;
 }
 
-/** Every `$ curl …` line of the README with the output line under it. */
+/** Every `$ curl …` line of the documents with the output line under it. */
 function examples(): Example[] {
-  const lines = readme.split('\n');
+  const lines = documents.split('\n');
   const found: Example[] = [];
   lines.forEach((line, index) => {
     if (!line.startsWith('$ curl ')) return;
@@ -61,9 +63,20 @@ for (const example of examples()) {
   });
 }
 
-test('the README tables are the ones generated from the config module and the legacy route table (npm run readme:tables)', () => {
-  assert.equal(readme, readmeWithTables(readme));
-  for (const setting of Object.values(SETTINGS)) assert.ok(readme.includes(`| \`${setting.env}\` |`), setting.env);
+test('the generated tables (configuration in docs/operations.md, migration in README) are those of the code (npm run readme:tables)', () => {
+  for (const file of Object.keys(GENERATED)) {
+    const text = readFileSync(new URL(`../${file}`, import.meta.url), 'utf8');
+    assert.equal(text, withTables(file, text), file);
+  }
+  const operations = readFileSync(new URL('../docs/operations.md', import.meta.url), 'utf8');
+  for (const setting of Object.values(SETTINGS)) assert.ok(operations.includes(`| \`${setting.env}\` |`), setting.env);
+});
+
+test('README stays for a newcomer: under about 250 lines, and nothing that exists only where it was built', () => {
+  assert.ok(readme.split('\n').length <= 265, `${readme.split('\n').length} lines`);
+  assert.doesNotMatch(readme, /these machines|CI's run of [0-9a-f]{7}/);
+  for (const doc of ['docs/operations.md', 'docs/performance.md', 'docs/behaviour.md', 'docs/development.md', 'docs/earlier-revision.md'])
+    assert.ok(readme.includes(`(${doc}`), doc);
 });
 
 /** Splits a shell line the way the README writes them: words and single-quoted strings. */

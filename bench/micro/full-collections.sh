@@ -1,6 +1,6 @@
 #!/bin/bash
 # Full garbage collections of the event loop's heap under a load of one of npm run bench's
-# scenarios (S4 by default): README, Performance. Server on CPU 0 with --trace-gc, wrk on CPU 1.
+# scenarios (S4 by default): docs/performance.md. Server on CPU 0 with --trace-gc, wrk on CPU 1.
 #   bash bench/micro/full-collections.sh dist/main.js
 #   SCENARIO=S4 SECONDS_=8 bash bench/micro/full-collections.sh bench/fastify-floor/server.mjs
 # Prints: requests answered, full collections (Mark-Compact) of the main thread, requests per collection.

@@ -6,7 +6,7 @@
  * on. Prints the rate reached and the lines dropped.
  *   npx tsx bench/micro/log-pipe-pause.ts [LINES_PER_TICK] [PAUSE_SECONDS] [LINES]
  * With an 8 MiB backlog, a pause that produces less than 8 MiB of lines should drop none; sonic-boom
- * retrying a full pipe only every 100 ms is what can make it drop some (README, Logs).
+ * retrying a full pipe only every 100 ms is what can make it drop some (docs/operations.md, Logs).
  */
 import { once } from 'node:events';
 import { spawnLoggingChild } from './logging-child.js';

@@ -143,7 +143,7 @@ function write(value: unknown, path: Array<string | number>, loneSurrogates: Lon
     case 'object': {
       if (value === null) return 'null';
       // Parts joined once: appending to one string builds a rope of two nodes per element, which
-      // takes several times the memory of the joined text (README, Reliability: peak memory).
+      // takes several times the memory of the joined text (docs/operations.md, Reliability: peak memory).
       if (Array.isArray(value)) {
         const parts = new Array<string>(value.length);
         for (let i = 0; i < value.length; i++) {

@@ -4,7 +4,7 @@ import { OPERATIONS, type OperationId, type MemoryProfile } from '../operations/
  * Peak memory of answering a body, per byte of body, for each kind of operation: measured by
  * `npm run measure:memory` on each operation's costliest bodies (many tiny elements, small
  * objects, a million parts) from 1 to 16 MiB and rounded up; test/memory-estimates.test.ts checks
- * that no measured peak is above its estimate. The measurements are in the README (Reliability).
+ * that no measured peak is above its estimate. The measurements are in docs/operations.md (Reliability).
  */
 export const PEAK_BYTES_PER_BODY_BYTE: Readonly<Record<MemoryProfile, number>> = {
   sort: 28,

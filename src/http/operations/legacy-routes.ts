@@ -8,7 +8,7 @@ import { postOperation, resultResponse } from './routes.js';
 /**
  * The earlier revision (docs/behaviour.md §4): root paths, old field names, old response shapes.
  * Each is an operation of the table (operation-table.ts) with a `legacy` form; the routes, their
- * headers and the README's migration table all come from it.
+ * headers and the migration table of docs/earlier-revision.md all come from it.
  */
 export const LEGACY_ROUTES: ReadonlyArray<LegacyForm & { path: string }> = LEGACY_OPERATION_IDS.map((id) => ({
   path: OPERATIONS[id].path,

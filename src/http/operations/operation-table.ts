@@ -54,7 +54,7 @@ export const TAG_DESCRIPTIONS = {
 } as const;
 export type Tag = keyof typeof TAG_DESCRIPTIONS;
 
-/** The earlier revision's form of an operation (docs/behaviour.md §4), and the README's migration row. */
+/** The earlier revision's form of an operation (docs/behaviour.md §4), and the migration table of docs/earlier-revision.md. */
 export interface LegacyForm {
   /** The current operation that replaces it. */
   readonly successor: string;
