@@ -160,7 +160,7 @@ export function problemErrorHandler(limits: ProblemLimits) {
 
 const CLIENT_ERRORS: Readonly<Record<string, readonly [number, string]>> = {
   ERR_HTTP_REQUEST_TIMEOUT: [408, LIMIT_TEXTS.requestTimeout],
-  HPE_HEADER_OVERFLOW: [431, 'The request headers are larger than this service accepts'],
+  HPE_HEADER_OVERFLOW: [431, LIMIT_TEXTS.headers],
 };
 
 // How long a connection answered for a client error may stay half-closed while the client reads the answer.

@@ -201,6 +201,10 @@ describe('limits (docs/behaviour.md §3), each at its edge', () => {
       });
       assert.match(response, /^HTTP\/1\.1 431 Request Header Fields Too Large\r\nContent-Type: application\/problem\+json; charset=utf-8\r\n/);
       assert.match(response, /"status":431/);
+      assert.match(
+        response,
+        /"detail":"The request headers are larger than this service accepts: 16 KiB, and room for a path value as long as NUMBER_TEXT_LIMIT allows"/,
+      );
     });
   });
 
