@@ -42,7 +42,7 @@ export interface ParsedBody {
 }
 
 /** Refuses a `charset` other than UTF-8 (RFC 8259 §8.1) with 415. */
-export function checkCharset(contentType: string | undefined): void {
+function checkCharset(contentType: string | undefined): void {
   const charset = /;\s*charset\s*=([^;]*)/i.exec(contentType ?? '')?.[1];
   if (charset !== undefined && !UTF8_CHARSET.test(charset)) {
     throw new ProblemError(415, `The request body must be UTF-8 JSON; charset ${charset.trim()} is not accepted`);

@@ -14,7 +14,7 @@ const CHECK_INTERVAL_MS = 100;
 const closeAtOnce = Socket.prototype.destroySoon;
 
 /** True while part of the request's body has not arrived yet. */
-export function hasUnreadBody(request: IncomingMessage): boolean {
+function hasUnreadBody(request: IncomingMessage): boolean {
   if (request.complete) return false;
   return request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length']) > 0;
 }
