@@ -1,8 +1,6 @@
 import { availableParallelism } from 'node:os';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { DEFAULT_CONFIG, formatBytes, SETTINGS, workerCount, type Config } from './config.js';
-
-const env = { memoryLimit: SETTINGS.memoryLimit.env, workers: SETTINGS.workers.env, poolThreads: SETTINGS.poolThreads.env } as const;
 import { detectMemoryLimit, processShare } from './http/memory/memory-limit.js';
 import { admitByMemory, budgetMetrics } from './http/memory/admission.js';
 import { MemoryBudget } from './http/memory/budget.js';
@@ -16,13 +14,14 @@ import { legacyRoutes, markLegacyResponses } from './http/operations/legacy-rout
 import { operationRoutes } from './http/operations/routes.js';
 import type { Limits } from './http/operations/field-rules.js';
 import { manageConnections } from './http/protocol/drain.js';
-import { announceCloseIfBodyUnread } from './http/protocol/lingering-close.js';
 import { counterOf, createHttpMetrics } from './http/observability/metrics.js';
 import { logAndCountAnswers, requestIdOf } from './http/observability/access-log.js';
 import { registerProbes, type Lifecycle } from './http/observability/probes.js';
 import { API_HEADERS, protect } from './http/protocol/protection.js';
 import { addFixedHeaders } from './http/protocol/response-headers.js';
 import { logDestination, droppedLogLines } from './http/observability/log-destination.js';
+
+const env = { memoryLimit: SETTINGS.memoryLimit.env, workers: SETTINGS.workers.env, poolThreads: SETTINGS.poolThreads.env } as const;
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -160,7 +159,7 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
     onProtoPoisoning: 'ignore',
     onConstructorPoisoning: 'ignore',
     ajv: { customOptions: AJV_CUSTOM_OPTIONS },
-    frameworkErrors: (error, request, reply) => void sendProblem(announceCloseIfBodyUnread(request.raw, reply), toProblem(error, config)),
+    frameworkErrors: (error, _request, reply) => void sendProblem(reply, toProblem(error, config)),
     clientErrorHandler: writeClientError,
   });
   app.decorateRequest('numberSource', undefined);
@@ -192,10 +191,7 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
 
   app.setErrorHandler(problemErrorHandler(config));
   app.setNotFoundHandler(async (request, reply) =>
-    sendProblem(
-      announceCloseIfBodyUnread(request.raw, reply),
-      problemOf(404, `There is no ${request.method} ${request.url.split('?')[0]}; the operations are listed at ${prefix}/docs`),
-    ),
+    sendProblem(reply, problemOf(404, `There is no ${request.method} ${request.url.split('?')[0]}; the operations are listed at ${prefix}/docs`)),
   );
   await protect(app, config);
   admitByMemory(app, {

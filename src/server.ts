@@ -141,6 +141,11 @@ async function serve(config: Config, workers: number): Promise<void> {
   else announce(app.log, config.logLevel, address, workers, memory);
 }
 
+function killAllAndExit(code: number): never {
+  for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL');
+  process.exit(code);
+}
+
 /** Keeps `count` workers running until a signal; then waits for all of them to drain. */
 function supervise(config: Config, count: number): void {
   let stopping = false;
@@ -179,8 +184,7 @@ function supervise(config: Config, count: number): void {
     }
     if (code === EXIT_CANNOT_LISTEN) {
       // It said why on standard error; another would fail the same way.
-      for (const other of Object.values(cluster.workers ?? {})) other?.process.kill('SIGKILL');
-      process.exit(1);
+      killAllAndExit(1);
     }
     log.error({ pid: worker.process.pid, code, signal }, 'worker died; starting another');
     // A short pause, so that a worker failing at start cannot spin the primary.
@@ -190,8 +194,7 @@ function supervise(config: Config, count: number): void {
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) {
       log.warn({ signal }, 'a second signal: exiting now, with requests unfinished');
-      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL');
-      process.exit(1);
+      killAllAndExit(1);
     }
     stopping = true;
     setTimeout(() => process.exit(1), config.shutdownTimeoutMs + 1000).unref();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
-import { before, after, describe, test } from 'node:test';
+import { before, after, describe, test, type TestContext } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { generateClientSource, TARGET } from '../scripts/generate-client.js';
 import { ClientError, ProblemError, createClient, type Client } from '../src/client/index.js';
@@ -72,6 +72,18 @@ describe('createClient against the running service', () => {
   });
 });
 
+/** A server that takes connections and never answers; its base URL. Closed when the test ends. */
+async function silentServer(t: TestContext): Promise<string> {
+  const sockets: Socket[] = [];
+  const silent = createServer((socket) => void sockets.push(socket));
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  t.after(() => {
+    for (const socket of sockets) socket.destroy();
+    silent.close();
+  });
+  return `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+}
+
 describe('createClient when the service does not answer', () => {
   test('an unreachable server: a ClientError naming the method, the URL and the cause', async () => {
     // A port that was free a moment ago and is closed now.
@@ -91,14 +103,7 @@ describe('createClient when the service does not answer', () => {
   });
 
   test("a server that never answers: a ClientError after the call's timeout, or the client's", async (t) => {
-    const sockets: Socket[] = [];
-    const silent = createServer((socket) => void sockets.push(socket));
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    t.after(() => {
-      for (const socket of sockets) socket.destroy();
-      silent.close();
-    });
-    const base = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    const base = await silentServer(t);
     const started = Date.now();
     await assert.rejects(createClient({ baseUrl: base }).isOddByPath({ number: '7' }, { timeoutMs: 300 }), (error: unknown) => {
       assert.ok(error instanceof ClientError);
@@ -113,18 +118,8 @@ describe('createClient when the service does not answer', () => {
   });
 
   test("a call aborted by its signal rejects with the signal's reason", async (t) => {
-    const sockets: Socket[] = [];
-    const silent = createServer((socket) => void sockets.push(socket));
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    t.after(() => {
-      for (const socket of sockets) socket.destroy();
-      silent.close();
-    });
     const controller = new AbortController();
-    const call = createClient({ baseUrl: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`, timeoutMs: 10_000 }).isNumber(
-      { input: '1' },
-      { signal: controller.signal },
-    );
+    const call = createClient({ baseUrl: await silentServer(t), timeoutMs: 10_000 }).isNumber({ input: '1' }, { signal: controller.signal });
     setTimeout(() => controller.abort(new Error('the caller gave up')), 100);
     await assert.rejects(call, /^Error: the caller gave up$/);
   });

@@ -60,7 +60,12 @@ export function fromCore<T>(pointer: string, operation: () => T): T {
   }
 }
 
+/**
+ * Sends a problem answer. One sent before the request's body has all arrived (405, 404, 413, 429,
+ * 503, any early error) says `Connection: close` (protocol/lingering-close.ts).
+ */
 export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply {
+  announceCloseIfBodyUnread(reply.request.raw, reply);
   reply.raw.statusMessage = problem.title; // the status line says what the body's title says
   // Sent as a string so that no route's response schema reshapes it.
   return reply.code(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));
@@ -154,7 +159,7 @@ export function problemErrorHandler(limits: ProblemLimits) {
     const problem = toProblem(error, limits);
     if (problem.status >= 500 && problem.status !== 503) request.log.error({ err: error }, 'request failed');
     if (error instanceof ProblemError && error.headers !== undefined) reply.headers(error.headers);
-    return sendProblem(announceCloseIfBodyUnread(request.raw, reply), problem);
+    return sendProblem(reply, problem);
   };
 }
 
@@ -164,7 +169,7 @@ const CLIENT_ERRORS: Readonly<Record<string, readonly [number, string]>> = {
 };
 
 // How long a connection answered for a client error may stay half-closed while the client reads the answer.
-const CLIENT_ERROR_CLOSE_MS = 1_000;
+export const CLIENT_ERROR_CLOSE_MS = 1_000;
 
 /**
  * Errors Node raises before a request exists (a malformed request line, oversized headers, a

@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { connect } from 'node:net';
 import { describe, test } from 'node:test';
 import { DEFAULT_CONFIG } from '../../src/config.js';
 import { buildApp } from '../../src/app.js';
+import { CLIENT_ERROR_CLOSE_MS } from '../../src/http/problem.js';
 import { assertOk, assertProblem, build, post } from './helper.js';
 
 const nested = (depth: number): string => '['.repeat(depth) + ']'.repeat(depth);
@@ -205,6 +208,27 @@ describe('limits (docs/behaviour.md §3), each at its edge', () => {
         response,
         /"detail":"The request headers are larger than this service accepts: 16 KiB, and room for a path value as long as NUMBER_TEXT_LIMIT allows"/,
       );
+    });
+
+    test('after a client error the answer is read whole, and a client that keeps its side open is closed after CLIENT_ERROR_CLOSE_MS', async (t) => {
+      const app = await buildApp({}, { logger: false });
+      t.after(() => app.close());
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      const { port } = app.server.address() as { port: number };
+      const connections = () => new Promise<number>((resolve) => app.server.getConnections((_error, count) => resolve(count)));
+      // allowHalfOpen: the client does not end its side when the service ends its own.
+      const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true });
+      t.after(() => socket.destroy());
+      let received = '';
+      socket.on('data', (chunk: Buffer) => (received += chunk.toString('utf8')));
+      socket.on('error', () => undefined);
+      socket.write('NOT-HTTP\r\n\r\n');
+      await once(socket, 'end'); // the service ended its side after the answer
+      assert.match(received, /^HTTP\/1\.1 400 Bad Request\r\n[^]*\r\n\r\n\{"type":"about:blank",[^]*\}$/);
+      await sleep(CLIENT_ERROR_CLOSE_MS / 2);
+      assert.equal(await connections(), 1, 'still open while the client may read');
+      await sleep(CLIENT_ERROR_CLOSE_MS / 2 + 500);
+      assert.equal(await connections(), 0, 'closed by the service');
     });
   });
 

@@ -1,9 +1,8 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, preValidationHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, onRequestHookHandler, preValidationHookHandler } from 'fastify';
 import { Counter, type Metric } from 'prom-client';
 import type { OperationId } from '../operations/operation-table.js';
 import { JSON_CONTENT_TYPE, LargeBody } from '../protocol/json-body.js';
 import type { OffloadPool } from './offload-pool.js';
-import { announceCloseIfBodyUnread } from '../protocol/lingering-close.js';
 import { MemoryBudget, type Reservation } from './budget.js';
 import { estimatePeakBytes } from './estimates.js';
 import { ProblemError, problemOf, sendProblem } from '../problem.js';
@@ -54,14 +53,13 @@ export function admitByMemory(app: FastifyInstance, options: AdmissionOptions): 
   const { budget, bodyLimit, offloadBodyBytes, admissionWaitMs } = options;
   const retryAfter = String(Math.max(1, Math.ceil(admissionWaitMs / 1000)));
   app.decorateRequest('reservation', undefined);
-  app.decorateRequest('operation', undefined);
 
   // Without a listener Node answers `100 Continue` by itself; with one, the request goes on to
   // Fastify and the admission below sends it once the body is welcome (RFC 9110 §10.1.1).
   app.server.on('checkContinue', (request, response) => app.server.emit('request', request, response));
 
-  // A route-level hook on the body operations only: other routes (probes, GET operations) pay nothing.
-  // Each route's own, with its operation at hand (`request.routeOptions` builds an object per read).
+  // Route-level hooks on the body operations only, each made with its route's operation: other
+  // routes (probes, GET operations) pay nothing.
   const admitFor =
     (operation: OperationId): onRequestHookHandler =>
     (request, reply, done) => {
@@ -73,7 +71,7 @@ export function admitByMemory(app: FastifyInstance, options: AdmissionOptions): 
       let bytes = estimatePeakBytes(operation, bodyBytes, large);
       const ceiling = budget.ceiling(large);
       if (bytes > ceiling) {
-        if (!chunked) return void sendProblem(closeAfterBody(request, reply), neverFits(bytes, bodyBytes, options));
+        if (!chunked) return void sendProblem(reply, neverFits(bytes, bodyBytes, options));
         bytes = ceiling; // as much as a request can ever have; checked again once the body is known
       }
       const admitted = (reservation: Reservation): void => {
@@ -88,7 +86,7 @@ export function admitByMemory(app: FastifyInstance, options: AdmissionOptions): 
       };
       const reserved = budget.reserve(bytes, large, admissionWaitMs);
       if (!(reserved instanceof Promise)) return admitted(reserved);
-      reserved.then(admitted, () => refuseForNow(closeAfterBody(request, reply), retryAfter));
+      reserved.then(admitted, () => refuseForNow(reply, retryAfter));
     };
   // Once the body has arrived: its reservation comes down to what its real size needs, or the
   // request is refused when that is more than a request can ever have (a chunked body, admitted
@@ -102,9 +100,8 @@ export function admitByMemory(app: FastifyInstance, options: AdmissionOptions): 
       const large = body instanceof LargeBody;
       const { reservation } = request;
       if (reservation !== undefined) {
-        const bodyBytes = large ? body.bytes.length : request.bodyBytes;
-        const bytes = estimatePeakBytes(operation, bodyBytes, large);
-        if (bytes > budget.ceiling(large)) return done(new ProblemError(413, neverFits(bytes, bodyBytes, options).detail));
+        const bytes = estimatePeakBytes(operation, request.bodyBytes, large);
+        if (bytes > budget.ceiling(large)) return done(new ProblemError(413, neverFits(bytes, request.bodyBytes, options).detail));
         reservation.shrink(bytes);
       }
       if (!large) return done();
@@ -125,10 +122,6 @@ function neverFits(bytes: number, bodyBytes: number, options: AdmissionOptions) 
   options.budget.tooLarge++;
   const large = bodyBytes > options.offloadBodyBytes;
   return problemOf(413, LIMIT_TEXTS.memoryNeverFits(bodyBytes, bytes, options.budget.ceiling(large), options.memoryLimit));
-}
-
-function closeAfterBody(request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  return announceCloseIfBodyUnread(request.raw, reply);
 }
 
 function refuseForNow(reply: FastifyReply, retryAfter: string): void {

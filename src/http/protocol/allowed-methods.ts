@@ -2,7 +2,6 @@ import { METHODS } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { problemOf, sendProblem } from '../problem.js';
 import { preflightHeaders, type CorsOrigins } from './response-headers.js';
-import { announceCloseIfBodyUnread } from './lingering-close.js';
 
 /** Path → methods it is registered with, filled by `onRoute` as routes are added. */
 export type RouteTable = Map<string, Set<string>>;
@@ -46,10 +45,7 @@ export function answerOtherMethods(app: FastifyInstance, table: RouteTable, cors
     // Answered in onRequest, before any body is read or parsed: the method alone decides.
     const refuse = async (request: FastifyRequest, reply: FastifyReply) => {
       reply.header('allow', allow);
-      return sendProblem(
-        announceCloseIfBodyUnread(request.raw, reply),
-        problemOf(405, `${request.method} is not allowed on ${documented}; it accepts ${allow}`),
-      );
+      return sendProblem(reply, problemOf(405, `${request.method} is not allowed on ${documented}; it accepts ${allow}`));
     };
     app.route({ method: others, url, schema: { hide: true }, onRequest: refuse, handler: refuse });
   }

@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyBodyParser } from 'fastify';
 import { toJsonPointer } from '../../core/index.js';
 import { OPERATIONS } from '../operations/operation-table.js';
 import { ProblemError, fieldProblem } from '../problem.js';
@@ -93,7 +93,7 @@ export function parseJsonBody(bytes: Uint8Array, maxDepth: number, numberField: 
  * @example
  * app.addContentTypeParser('application/json', { parseAs: 'buffer' }, jsonBodyParser(64, 65536));
  */
-export function jsonBodyParser(maxDepth: number, offloadBodyBytes: number): ContentTypeParserDoneFunction {
+export function jsonBodyParser(maxDepth: number, offloadBodyBytes: number): FastifyBodyParser<Buffer> {
   return (request, bytes, done) => {
     let body: unknown;
     try {
@@ -110,8 +110,6 @@ export function jsonBodyParser(maxDepth: number, offloadBodyBytes: number): Cont
     done(null, body);
   };
 }
-
-type ContentTypeParserDoneFunction = (request: FastifyRequest, bytes: Buffer, done: (error: Error | null, body?: unknown) => void) => void;
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
