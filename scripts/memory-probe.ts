@@ -25,6 +25,8 @@ const limits = {
   sortMaxLength: DEFAULT_CONFIG.sortMaxLength,
   numberTextLimit: DEFAULT_CONFIG.numberTextLimit,
   stringSplitMaxParts: DEFAULT_CONFIG.stringSplitMaxParts,
+  maxDepth: DEFAULT_CONFIG.maxDepth,
+  batchMaxOperations: DEFAULT_CONFIG.batchMaxOperations,
 };
 const kib = (field: string): number =>
   Number(

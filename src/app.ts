@@ -12,7 +12,8 @@ import { DEFAULT_PREFIX, registerOpenApi } from './http/operations/openapi.js';
 import { problemErrorHandler, problemOf, sendProblem, toProblem, writeClientError } from './http/problem.js';
 import { legacyRoutes, markLegacyResponses } from './http/operations/legacy-routes.js';
 import { operationRoutes } from './http/operations/routes.js';
-import type { Limits } from './http/operations/field-rules.js';
+import { batchRoutes, type ManyLimits } from './http/operations/batch-routes.js';
+import { streamPeakBytes } from './http/memory/estimates.js';
 import { manageConnections } from './http/protocol/drain.js';
 import { counterOf, createHttpMetrics } from './http/observability/metrics.js';
 import { logAndCountAnswers, requestIdOf } from './http/observability/access-log.js';
@@ -55,7 +56,7 @@ const MIB = 1024 * 1024;
  * what the process already uses, its pool threads, its log backlog and some headroom. Throws
  * naming MEMORY_LIMIT when nothing would be left for requests.
  */
-function memorySetup(config: Config, limits: Limits, fixedCapacity: number | undefined): MemorySetup {
+function memorySetup(config: Config, limits: ManyLimits, fixedCapacity: number | undefined): MemorySetup {
   const detected = config.memoryLimit === 'auto' ? detectMemoryLimit() : undefined;
   const limit = processShare(detected?.bytes ?? (config.memoryLimit as number), workerCount(config));
   const threads = config.poolThreads === 'auto' ? Math.max(1, Math.floor(availableParallelism() / workerCount(config)) - 1) : config.poolThreads;
@@ -166,7 +167,16 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
   app.decorateRequest('bodyBytes', 0);
   const lifecycle: Lifecycle = { ready: true };
   app.decorate('lifecycle', lifecycle);
-  const limits: Limits = { sortMaxLength: config.sortMaxLength, numberTextLimit: config.numberTextLimit, stringSplitMaxParts: config.stringSplitMaxParts };
+  const limits: ManyLimits = {
+    sortMaxLength: config.sortMaxLength,
+    numberTextLimit: config.numberTextLimit,
+    stringSplitMaxParts: config.stringSplitMaxParts,
+    maxDepth: config.maxDepth,
+    batchMaxOperations: config.batchMaxOperations,
+    streamMaxLineBytes: config.streamMaxLineBytes,
+    streamIdleTimeoutMs: config.streamIdleTimeoutMs,
+    streamTimeoutMs: config.streamTimeoutMs,
+  };
   const memory = memorySetup(config, limits, options.memoryCapacity);
   app.decorate('memory', memory);
   app.addHook('onClose', () => memory.pool.close());
@@ -201,12 +211,14 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
     bodyLimit: config.bodyLimit,
     offloadBodyBytes: config.offloadBodyBytes,
     admissionWaitMs: config.admissionWaitMs,
+    streamBytes: streamPeakBytes(config.streamMaxLineBytes),
   });
 
   const routes = recordRoutes(app);
   await registerOpenApi(app, prefix, config.securityHeaders === 'on');
   registerProbes(app, lifecycle, metrics);
   await app.register(operationRoutes, { prefix, ...limits });
+  await app.register(batchRoutes, { prefix, ...limits });
   if (config.legacyRoutes === 'on') {
     markLegacyResponses(app, config, prefix);
     await app.register(legacyRoutes, { ...limits, successorPrefix: prefix });

@@ -218,6 +218,37 @@ export const SETTINGS = {
     meaning: 'Most parts `/api/stringSplit` makes; a string that splits into more gets 413',
     parse: integer(1, 2 ** 31 - 1),
   }),
+  batchMaxOperations: setting({
+    env: 'BATCH_MAX_OPERATIONS',
+    default: 10_000,
+    accepts: 'an integer from 1 to 10000000',
+    meaning: 'Most operations one `/api/batch` request may carry; more gets 413 (each is also within the body limit and the memory budget)',
+    parse: integer(1, 10_000_000),
+  }),
+  streamMaxLineBytes: setting({
+    env: 'STREAM_MAX_LINE_BYTES',
+    default: 64 * KIB,
+    accepts: 'a number of bytes from 16 to 16 MiB, or with a `KiB`/`MiB` suffix',
+    meaning:
+      'Longest line of an `/api/stream` request; a longer one gets a 413 answer line and is skipped, never held whole. Lines are answered on the event loop: larger inputs belong in a single request or a batch, which answer large bodies in the worker threads',
+    parse: size(16, 16 * MIB),
+  }),
+  streamIdleTimeoutMs: setting({
+    env: 'STREAM_IDLE_TIMEOUT_MS',
+    default: 30_000,
+    accepts: 'milliseconds, an integer from 1',
+    meaning:
+      'A stream that neither sends a byte nor takes an answer for this long ends: with a 408 answer line when it stopped sending, by closing the connection when it stopped reading',
+    parse: integer(1, 2 ** 31 - 1),
+  }),
+  streamTimeoutMs: setting({
+    env: 'STREAM_TIMEOUT_MS',
+    default: 3_600_000,
+    accepts: 'milliseconds, an integer from 1',
+    meaning:
+      'Longest an `/api/stream` request may run, in place of `REQUEST_TIMEOUT_MS`; then it ends with a 408 answer line after the last answered line, and the connection closes',
+    parse: integer(1, 2 ** 31 - 1),
+  }),
   maxDepth: setting({
     env: 'MAX_DEPTH',
     default: 128,

@@ -36,7 +36,8 @@ test('every declared operation is a route and an operation of the OpenAPI docume
       `${operationId}: not in the OpenAPI document as ${method} ${openApiPath}`,
     );
   }
-  assert.deepEqual(documented.map((entry) => entry.operationId).sort(), expected.map((entry) => entry.operationId).sort());
+  // Besides them, the batch and the stream, which carry many of them (batch-routes.ts).
+  assert.deepEqual(documented.map((entry) => entry.operationId).sort(), [...expected.map((entry) => entry.operationId), 'batch', 'stream'].sort());
 });
 
 test('every declared operation is a method of the typed client', () => {

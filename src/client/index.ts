@@ -70,9 +70,44 @@ export interface ClientOptions {
   readonly timeoutMs?: number;
 }
 
-/** One method per operation of the OpenAPI document: its input in, its 200 response out. */
+/** The operations a batch or a stream can carry: the current ones with a body. */
+export type BatchOperationName = Exclude<keyof Operations, `${string}ByPath` | `legacy${string}`>;
+
+/** One operation of a batch or a stream: its name in `operation`, beside its single endpoint's body. */
+export type BatchOperation = { [Name in BatchOperationName]: { operation: Name } & Operations[Name]['input'] }[BatchOperationName];
+
+/** RFC 9457 Problem Details, as a batch or a stream answers a bad operation. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  errors?: ProblemField[];
+}
+
+/** The answer to one operation of a batch or a stream: its single endpoint's 200 answer, or its problem. */
+export type Answer<Name extends BatchOperationName = BatchOperationName> =
+  { status: 200; result: Operations[Name]['output'] } | { status: number; problem: Problem };
+
+/** The answers to a batch, each typed by the operation in its place. */
+export type BatchAnswers<T extends readonly BatchOperation[]> = {
+  -readonly [K in keyof T]: T[K] extends { operation: infer Name extends BatchOperationName } ? Answer<Name> : never;
+};
+
+/** One method per operation of the OpenAPI document (its input in, its 200 response out), and the batch and the stream. */
 export type Client = {
   [Name in keyof Operations]: (input: Operations[Name]['input'], options?: CallOptions) => Promise<Operations[Name]['output']>;
+} & {
+  /**
+   * Many operations in one request (`POST /api/batch`): the answers in order, each typed by its
+   * operation. A bad operation gets its problem in its place; only a batch that is wrong as a whole rejects.
+   */
+  batch<const T extends readonly BatchOperation[]>(operations: T, options?: CallOptions): Promise<BatchAnswers<T>>;
+  /**
+   * A stream of operations (`POST /api/stream`, NDJSON): sends them as the iterable gives them and
+   * yields each answer as it arrives, in order. Takes `signal`, not `timeoutMs`: a stream may rightly run long.
+   */
+  stream(operations: Iterable<BatchOperation> | AsyncIterable<BatchOperation>, options?: Pick<CallOptions, 'signal'>): AsyncGenerator<Answer>;
 };
 
 /**
@@ -85,18 +120,25 @@ export type Client = {
  * await client.isOdd({ input: '9007199254740993' }); //=> { ret: true }
  * await client.sort({ input: [3, 1, 2] });           //=> { sortedArray: [1, 2, 3] }
  * await client.isEven({ input: 4 }, { timeoutMs: 500 });
+ * const [even, sorted] = await client.batch([{ operation: 'isEven', input: 4 }, { operation: 'sort', input: [2, 1] }]);
+ * for await (const answer of client.stream(numbers.map((input) => ({ operation: 'isOdd', input })))) console.log(answer);
  */
 export function createClient(options: ClientOptions): Client {
   const send = options.fetch ?? fetch;
   const base = String(options.baseUrl).replace(/\/+$/, '');
-  const client: Record<string, (input: unknown, call?: CallOptions) => Promise<unknown>> = {};
-  for (const [name, operation] of Object.entries(OPERATIONS)) {
+  const client: Record<string, unknown> = {};
+  const methods: Array<[string, { method: string; path: string; input: string }]> = [
+    ...Object.entries(OPERATIONS),
+    ['batch', { method: 'POST', path: '/api/batch', input: 'body' }],
+  ];
+  for (const [name, operation] of methods) {
     client[name] = async (input: unknown, call: CallOptions = {}) => {
       const path =
         operation.input === 'path'
           ? operation.path.replace(/\{(\w+)\}/g, (_match, key: string) => encodeURIComponent((input as Record<string, string>)[key] ?? ''))
           : operation.path;
       const url = `${base}${path}`;
+      const body = name === 'batch' ? { operations: input } : input;
       const timeoutMs = call.timeoutMs ?? options.timeoutMs;
       const signals = [call.signal, timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs)].filter((s) => s !== undefined);
       let response: Response;
@@ -105,7 +147,7 @@ export function createClient(options: ClientOptions): Client {
         response = await send(url, {
           method: operation.method,
           headers: { ...options.headers, ...(operation.input === 'body' ? { 'content-type': 'application/json' } : {}) },
-          ...(operation.input === 'body' ? { body: JSON.stringify(input) } : {}),
+          ...(operation.input === 'body' ? { body: JSON.stringify(body) } : {}),
           ...(signals.length === 0 ? {} : { signal: signals.length === 1 ? signals[0] : AbortSignal.any(signals) }),
         });
         text = await response.text();
@@ -116,10 +158,74 @@ export function createClient(options: ClientOptions): Client {
         throw new ClientError(`Cannot reach ${asked}: ${causeOf(error)}`, url, { cause: error });
       }
       if (!response.ok) throw new ProblemError(problemIn(text, response.status, response.statusText));
-      return JSON.parse(text) as unknown;
+      const answer = JSON.parse(text) as unknown;
+      return name === 'batch' ? (answer as { answers: unknown }).answers : answer;
     };
   }
+  client.stream = (operations: Iterable<BatchOperation> | AsyncIterable<BatchOperation>, call: Pick<CallOptions, 'signal'> = {}) =>
+    streamAnswers(send, `${base}/api/stream`, operations, options.headers, call.signal);
   return client as Client;
+}
+
+// Lines given at once (an array) go in pieces of about this many characters; lines given one at a time go as they come.
+const STREAM_PIECE_CHARS = 64 * 1024;
+
+async function* streamAnswers(
+  send: typeof fetch,
+  url: string,
+  operations: Iterable<BatchOperation> | AsyncIterable<BatchOperation>,
+  headers: Readonly<Record<string, string>> | undefined,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<Answer> {
+  const synchronous = Symbol.iterator in operations;
+  const iterator = synchronous ? operations[Symbol.iterator]() : operations[Symbol.asyncIterator]();
+  const encoder = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let text = '';
+      do {
+        const next = await iterator.next();
+        if (next.done === true) {
+          if (text !== '') controller.enqueue(encoder.encode(text));
+          return controller.close();
+        }
+        text += `${JSON.stringify(next.value)}\n`;
+      } while (synchronous && text.length < STREAM_PIECE_CHARS);
+      controller.enqueue(encoder.encode(text));
+    },
+    async cancel() {
+      await iterator.return?.();
+    },
+  });
+  let response: Response;
+  try {
+    // `duplex: 'half'` is how fetch takes a streamed body; undici reads the answers while it still sends.
+    response = await send(url, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/x-ndjson' },
+      body,
+      duplex: 'half',
+      signal,
+    });
+  } catch (error) {
+    if (signal?.aborted === true) throw signal.reason;
+    throw new ClientError(`Cannot reach POST ${url}: ${causeOf(error)}`, url, { cause: error });
+  }
+  if (!response.ok || response.body === null) {
+    const text = await response.text();
+    throw new ProblemError(problemIn(text, response.status, response.statusText));
+  }
+  const decoder = new TextDecoder();
+  let rest = '';
+  for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+    rest += decoder.decode(chunk, { stream: true });
+    let end: number;
+    while ((end = rest.indexOf('\n')) !== -1) {
+      const line = rest.slice(0, end);
+      rest = rest.slice(end + 1);
+      yield JSON.parse(line) as Answer;
+    }
+  }
 }
 
 /** Why fetch failed, in its own words: undici's "fetch failed" keeps the reason (ECONNREFUSED...) in its cause. */

@@ -25,5 +25,11 @@ export const LIMIT_TEXTS = {
   memoryNow: `The service has no memory free for this request now ${named('memoryLimit')}; ${RETRY}`,
   overloaded: `The service is overloaded ${named('maxEventLoopDelayMs')}; ${RETRY}`,
   requestTimeout: `The request was not received in time (${SETTINGS.headersTimeoutMs.env}, ${SETTINGS.requestTimeoutMs.env})`,
+  batchOperations: (count: number, limit: number) =>
+    `has ${count} operations; the limit is ${limit} ${named('batchMaxOperations')}. Send them in several batches`,
+  streamLine: (limit: number) => `is longer than the limit of ${limit} bytes ${named('streamMaxLineBytes')}; it was skipped unread`,
+  streamIdle: (idleMs: number) => `The stream sent nothing for ${idleMs} ms ${named('streamIdleTimeoutMs')}; the lines before this one were answered`,
+  streamTotal: (totalMs: number) =>
+    `The stream ran for its longest time of ${totalMs} ms ${named('streamTimeoutMs')}; the lines before this one were answered, send the rest in a new stream`,
   memoryInThread: `The service could not answer this body within its memory budget ${named('memoryLimit')} just now; ${RETRY}`,
 } as const;

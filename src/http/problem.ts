@@ -4,6 +4,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { InputError, toJsonPointer } from '../core/index.js';
 import { LIMIT_TEXTS } from './limit-texts.js';
 import { announceCloseIfBodyUnread } from './protocol/lingering-close.js';
+import { isExemptFromRequestTimeout } from './protocol/request-timeout.js';
 
 /** One offending field of the request body, as a JSON Pointer (RFC 6901). */
 export interface FieldError {
@@ -83,13 +84,13 @@ export interface ValidationError {
 }
 
 /** For a missing field: the fields sent beside it that the object does not have, most likely a misspelling of it. */
-function unknownFieldsBeside(error: ValidationError): string {
+function unknownFieldsBeside(error: ValidationError, body: string): string {
   const { data } = error;
   const properties = error.parentSchema?.properties;
   if (typeof data !== 'object' || data === null || Array.isArray(data) || typeof properties !== 'object' || properties === null) return '';
   const unknown = Object.keys(data).filter((key) => !Object.hasOwn(properties, key));
   if (unknown.length === 0) return '';
-  const where = error.instancePath === '' ? 'the body' : error.instancePath;
+  const where = error.instancePath === '' ? body : error.instancePath;
   const names =
     unknown
       .slice(0, 5)
@@ -101,7 +102,8 @@ function unknownFieldsBeside(error: ValidationError): string {
 /** The words a schema gives for what a field accepts (`x-expected`), used in error details. */
 export const EXPECTED = 'x-expected';
 
-export function validationProblem(errors: readonly ValidationError[]): Problem {
+/** The 400 for a body that its schema refuses; `body` is what the body is called (an item of a batch is `the item`). */
+export function validationProblem(errors: readonly ValidationError[], body = 'the body'): Problem {
   const byPointer = new Map<string, FieldError & { fromSchema: boolean }>();
   for (const error of errors) {
     const missing = error.keyword === 'required' ? String(error.params.missingProperty) : undefined;
@@ -109,7 +111,7 @@ export function validationProblem(errors: readonly ValidationError[]): Problem {
     const expected = error.parentSchema?.[EXPECTED];
     const message =
       missing !== undefined
-        ? `is required${unknownFieldsBeside(error)}`
+        ? `is required${unknownFieldsBeside(error, body)}`
         : typeof expected === 'string'
           ? `must be ${expected}`
           : (error.message ?? 'is invalid');
@@ -179,6 +181,7 @@ export const CLIENT_ERROR_CLOSE_MS = 1_000;
  */
 export function writeClientError(error: Error & { code?: string }, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' && isExemptFromRequestTimeout(socket)) return;
   if (!socket.writable) return void socket.destroy();
   const [status, detail] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'The request is not valid HTTP/1.1'];
   const problem = problemOf(status, detail);

@@ -38,7 +38,28 @@ describe('GET /api/openapi.json', () => {
     const document = response.json<Document>();
     assert.equal(document.openapi, '3.1.0');
     const listed = Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method} ${path}`));
-    assert.deepEqual(listed.sort(), OPERATIONS.map(([method, path]) => `${method} ${path}`).sort());
+    const many = ['post /api/batch', 'post /api/stream'];
+    assert.deepEqual(listed.sort(), [...OPERATIONS.map(([method, path]) => `${method} ${path}`), ...many].sort());
+  });
+
+  test('documents the batch and the stream: each operation as its own schema, examples, answers and problems', async (t) => {
+    const app = await build(t);
+    const document = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json<Document>();
+    const batch = document.paths['/api/batch']?.post;
+    const body = batch?.requestBody?.content['application/json'];
+    const items = (body?.schema as { properties: { operations: { items: { anyOf: Array<{ title: string; required: string[] }> } } } }).properties.operations
+      .items;
+    assert.deepEqual(
+      items.anyOf.map((item) => item.title),
+      ['sort', 'isEven', 'isOdd', 'isNumber', 'toString', 'stringSplit'],
+    );
+    for (const item of items.anyOf) assert.equal(item.required[0], 'operation');
+    assert.ok(Object.keys(body?.examples ?? {}).length >= 1);
+    assert.ok(batch?.responses['200']?.content['application/json']?.schema);
+    assert.deepEqual(Object.keys(batch?.responses ?? {}), ['200', '400', '413', '415', '429', '500', '503']);
+    const stream = document.paths['/api/stream']?.post;
+    assert.ok(stream?.requestBody?.content['application/x-ndjson']?.schema);
+    assert.ok(stream?.responses['200']?.content['application/x-ndjson']?.schema);
   });
 
   test('comes from the schemas that validate: the request schemas are the route schemas', async (t) => {

@@ -1,10 +1,11 @@
 import type { FastifyInstance, FastifyReply, onRequestHookHandler, preValidationHookHandler } from 'fastify';
 import { Counter, type Metric } from 'prom-client';
+import type { Tally } from '../operations/batch-items.js';
 import type { OperationId } from '../operations/operation-table.js';
 import { JSON_CONTENT_TYPE, LargeBody } from '../protocol/json-body.js';
 import type { OffloadPool } from './offload-pool.js';
 import { MemoryBudget, type Reservation } from './budget.js';
-import { estimatePeakBytes } from './estimates.js';
+import { estimatePeakBytes, type AdmittedRoute } from './estimates.js';
 import { ProblemError, problemOf, sendProblem } from '../problem.js';
 import { LIMIT_TEXTS } from '../limit-texts.js';
 import { SETTINGS } from '../../config.js';
@@ -14,10 +15,14 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The memory this request holds in the budget, from admission until its answer is written. */
     reservation: Reservation | undefined;
+    /** The operations a batch or a stream answered, by operation and status, for `/metrics`. */
+    operationTally: Tally | undefined;
   }
   interface FastifyContextConfig {
-    /** The body operation a route answers: its memory is estimated and admitted by it. */
-    operation?: OperationId;
+    /** The body operation (or the batch or the stream) a route answers: its memory is estimated and admitted by it. */
+    operation?: AdmittedRoute;
+    /** The operation a route without a body answers, for `/metrics` (`GET /api/isEven/:n`). */
+    countsAs?: OperationId;
   }
 }
 
@@ -37,6 +42,8 @@ export interface AdmissionOptions {
   readonly bodyLimit: number;
   readonly offloadBodyBytes: number;
   readonly admissionWaitMs: number;
+  /** What a stream holds for as long as it runs (estimates.ts, streamPeakBytes). */
+  readonly streamBytes: number;
 }
 
 /**
@@ -53,6 +60,7 @@ export function admitByMemory(app: FastifyInstance, options: AdmissionOptions): 
   const { budget, bodyLimit, offloadBodyBytes, admissionWaitMs } = options;
   const retryAfter = String(Math.max(1, Math.ceil(admissionWaitMs / 1000)));
   app.decorateRequest('reservation', undefined);
+  app.decorateRequest('operationTally', undefined);
 
   // Without a listener Node answers `100 Continue` by itself; with one, the request goes on to
   // Fastify and the admission below sends it once the body is welcome (RFC 9110 §10.1.1).
@@ -61,17 +69,19 @@ export function admitByMemory(app: FastifyInstance, options: AdmissionOptions): 
   // Route-level hooks on the body operations only, each made with its route's operation: other
   // routes (probes, GET operations) pay nothing.
   const admitFor =
-    (operation: OperationId): onRequestHookHandler =>
+    (operation: AdmittedRoute): onRequestHookHandler =>
     (request, reply, done) => {
       const declared = Number(request.headers['content-length']);
-      if (declared > bodyLimit) return done(); // Fastify answers 413 without reading it
-      const chunked = Number.isNaN(declared);
+      const stream = operation === 'stream';
+      if (declared > bodyLimit && !stream) return done(); // Fastify answers 413 without reading it
+      const chunked = Number.isNaN(declared) || stream;
       const bodyBytes = chunked ? bodyLimit : declared;
-      const large = bodyBytes > offloadBodyBytes;
-      let bytes = estimatePeakBytes(operation, bodyBytes, large);
+      // A stream holds its buffers as long as it runs, like a large body: small requests keep their share.
+      const large = bodyBytes > offloadBodyBytes || stream;
+      let bytes = stream ? options.streamBytes : estimatePeakBytes(operation, bodyBytes, large);
       const ceiling = budget.ceiling(large);
       if (bytes > ceiling) {
-        if (!chunked) return void sendProblem(reply, neverFits(bytes, bodyBytes, options));
+        if (!chunked || stream) return void sendProblem(reply, neverFits(bytes, bodyBytes, options));
         bytes = ceiling; // as much as a request can ever have; checked again once the body is known
       }
       const admitted = (reservation: Reservation): void => {
@@ -94,7 +104,7 @@ export function admitByMemory(app: FastifyInstance, options: AdmissionOptions): 
   // validates and answers it off the event loop; sending its answer here ends the request before
   // validation and the handler, which are the event loop's way of answering.
   const settleAndOffload =
-    (operation: OperationId): preValidationHookHandler =>
+    (operation: Exclude<AdmittedRoute, 'stream'>): preValidationHookHandler =>
     (request, reply, done) => {
       const body = request.body;
       const large = body instanceof LargeBody;
@@ -106,7 +116,10 @@ export function admitByMemory(app: FastifyInstance, options: AdmissionOptions): 
       }
       if (!large) return done();
       options.pool.answer(operation, body.bytes).then(
-        (json) => void reply.type(JSON_CONTENT_TYPE).send(json),
+        ({ json, tally }) => {
+          request.operationTally = tally;
+          reply.type(JSON_CONTENT_TYPE).send(json);
+        },
         (error: Error) => done(error),
       );
     };
@@ -114,7 +127,8 @@ export function admitByMemory(app: FastifyInstance, options: AdmissionOptions): 
     const operation = route.config?.operation;
     if (operation === undefined) return;
     route.onRequest = [...[route.onRequest ?? []].flat(), admitFor(operation)];
-    route.preValidation = [...[route.preValidation ?? []].flat(), settleAndOffload(operation)];
+    // A stream's reservation is fixed, and its lines are answered as they come (stream-route.ts).
+    if (operation !== 'stream') route.preValidation = [...[route.preValidation ?? []].flat(), settleAndOffload(operation)];
   });
 }
 

@@ -1,13 +1,14 @@
 import { Piscina } from 'piscina';
-import type { Limits } from '../operations/field-rules.js';
 import type { OperationId } from '../operations/operation-table.js';
+import type { Tally } from '../operations/batch-items.js';
+import type { BatchLimits } from '../operations/batch.js';
 import type { OffloadTask, PoolOutcome } from './offload-worker.js';
 import { ProblemError } from '../problem.js';
 import { LIMIT_TEXTS } from '../limit-texts.js';
 
 export interface OffloadPool {
-  /** The JSON bytes of the answer for this body, or a `ProblemError` with the problem the route would have answered. */
-  answer(operation: OperationId, body: Buffer): Promise<Buffer>;
+  /** The JSON bytes of the answer for this body (with a batch's tally), or a `ProblemError` with the problem the route would have answered. */
+  answer(operation: OperationId | 'batch', body: Buffer): Promise<{ json: Buffer; tally?: Tally }>;
   readonly threads: number;
   /** Starts the threads now rather than on the first large body; resolves once one has answered. */
   warm(): Promise<void>;
@@ -18,7 +19,7 @@ export interface OffloadPoolOptions {
   readonly threads: number;
   /** Each thread's V8 old-generation limit, so that it collects before the process passes MEMORY_LIMIT. */
   readonly heapMb: number;
-  readonly limits: Limits;
+  readonly limits: BatchLimits;
   readonly maxDepth: number;
 }
 
@@ -73,8 +74,9 @@ export function createOffloadPool(options: OffloadPoolOptions): OffloadPool {
         });
       }
       if (outcome === null) throw new TypeError('the pool answered a warm-up');
-      if (!(outcome instanceof Uint8Array)) throw new ProblemError(outcome.problem.status, outcome.problem.detail, outcome.problem.errors);
-      return Buffer.from(outcome.buffer, outcome.byteOffset, outcome.byteLength);
+      if ('problem' in outcome) throw new ProblemError(outcome.problem.status, outcome.problem.detail, outcome.problem.errors);
+      const json = outcome instanceof Uint8Array ? outcome : outcome.json;
+      return { json: Buffer.from(json.buffer, json.byteOffset, json.byteLength), tally: 'tally' in outcome ? outcome.tally : undefined };
     },
     close: async () => pool?.destroy(),
   };

@@ -1,9 +1,10 @@
 import { move } from 'piscina';
 import { JsonText, OPERATIONS, type OperationId } from '../operations/operation-table.js';
-import type { Limits } from '../operations/field-rules.js';
 import { parseJsonBody } from '../protocol/json-body.js';
 import { ProblemError, problemOf, validationProblem, type Problem } from '../problem.js';
 import { compileBodyValidator, type BodyValidator } from '../operations/validation.js';
+import { answerBatch, type BatchLimits } from '../operations/batch.js';
+import type { Tally } from '../operations/batch-items.js';
 
 /**
  * A worker thread of the offload pool (offload-pool.ts): it answers one large body at a time, from
@@ -12,17 +13,18 @@ import { compileBodyValidator, type BodyValidator } from '../operations/validati
  */
 
 export interface OffloadTask {
-  readonly operation: OperationId;
+  readonly operation: OperationId | 'batch';
   /** The body; its buffer is transferred here, not copied. */
   readonly bytes: Uint8Array;
-  readonly limits: Limits;
+  readonly limits: BatchLimits;
   readonly maxDepth: number;
 }
 
-export type OffloadOutcome = { readonly json: Uint8Array } | { readonly problem: Problem };
+/** The answer's bytes (and for a batch, its operations by operation and status), or the problem. */
+export type OffloadOutcome = { readonly json: Uint8Array; readonly tally?: Tally } | { readonly problem: Problem };
 
-/** What the pool hands back: the answer's bytes (transferred), or the problem. */
-export type PoolOutcome = Uint8Array | { readonly problem: Problem };
+/** What the pool hands back: the answer's bytes (transferred), a batch's answer, or the problem. */
+export type PoolOutcome = Uint8Array | OffloadOutcome;
 
 const validators = new Map<OperationId, BodyValidator>();
 
@@ -42,6 +44,15 @@ const encoder = new TextEncoder();
  * its problem. Runs anywhere; the worker threads call it, and so does the memory measurement.
  */
 export function answerBody(task: OffloadTask): OffloadOutcome {
+  if (task.operation === 'batch') {
+    try {
+      const { text, tally } = answerBatch(task.bytes, task.limits);
+      return { json: encoder.encode(text), tally };
+    } catch (error) {
+      if (error instanceof ProblemError) return { problem: problemOf(error.status, error.message, error.errors) };
+      throw error;
+    }
+  }
   const definition = OPERATIONS[task.operation];
   try {
     const { body, numberSource } = parseJsonBody(task.bytes, task.maxDepth, definition.numberField);
@@ -60,5 +71,6 @@ export function answerBody(task: OffloadTask): OffloadOutcome {
 export default function answerOffloaded(task: OffloadTask | null): unknown {
   if (task === null) return null;
   const outcome = answerBody(task);
-  return 'json' in outcome ? move(outcome.json) : outcome;
+  // A batch's answer comes with its tally, and is copied back with it.
+  return 'json' in outcome && outcome.tally === undefined ? move(outcome.json) : outcome;
 }

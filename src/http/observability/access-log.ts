@@ -48,6 +48,21 @@ function chosenBy(policy: AccessLog): (status: number) => boolean {
   }
 }
 
+/** The operations a request answered: those of its batch or stream, or its one operation. */
+function countOperations(request: FastifyRequest, status: number, metrics: HttpMetrics): void {
+  const tally = request.operationTally;
+  if (tally !== undefined) {
+    for (const [key, n] of Object.entries(tally)) {
+      const [operation = '', answered = ''] = key.split(' ');
+      metrics.countOperation(operation, answered, n);
+    }
+    return;
+  }
+  const { operation, countsAs } = request.routeOptions.config;
+  const single = countsAs ?? operation;
+  if (single !== undefined && single !== 'batch' && single !== 'stream') metrics.countOperation(single, status);
+}
+
 /**
  * Every answer is counted in the metrics (by method, route template and status, with its
  * latency); some get an access-log line with its id, method, url, route, status and time: every
@@ -62,6 +77,7 @@ export function logAndCountAnswers(app: FastifyInstance, metrics: HttpMetrics, p
     const status = reply.statusCode;
     const milliseconds = reply.elapsedTime;
     metrics.observe(request.method, route, status, milliseconds / 1000);
+    countOperations(request, status, metrics);
     const level = status >= 500 ? 'error' : milliseconds >= slowRequestMs ? 'warn' : chosen(status) ? 'info' : undefined;
     // The root logger with the id as a field: the same line as the request's child would write, without making one.
     if (level !== undefined) {

@@ -59,6 +59,8 @@ export interface HttpMetrics {
   /** Adds a metric of another part of the service to this registry. */
   register(metric: Metric): void;
   observe(method: string, route: string | undefined, status: number, seconds: number): void;
+  /** Counts `n` answers of an operation with this status, in a single request, a batch or a stream. */
+  countOperation(operation: string, status: number | string, n?: number): void;
   /** The exposition text: this process's, or in a cluster worker every worker's, summed. */
   text(): Promise<string>;
   readonly contentType: string;
@@ -77,6 +79,12 @@ export function createHttpMetrics(): HttpMetrics {
     buckets: DURATION_BUCKETS,
     registers: [registry],
   });
+  const operations = new Counter({
+    name: 'operations_total',
+    help: 'Operations answered, by operation and status: one per single request, one per item of a batch or line of a stream',
+    labelNames: ['operation', 'status'],
+    registers: [registry],
+  });
   const registries = [registry, processMetrics()];
   if (cluster.isWorker) {
     AggregatorRegistry.setRegistries(registries);
@@ -91,6 +99,9 @@ export function createHttpMetrics(): HttpMetrics {
       const labels = { method, route: route ?? UNMATCHED_ROUTE, status };
       requests.inc(labels);
       durations.observe(labels, seconds);
+    },
+    countOperation(operation, status, n = 1) {
+      operations.inc({ operation, status }, n);
     },
     async text() {
       if (cluster.isWorker && process.send !== undefined) return askPrimaryForClusterMetrics();

@@ -43,13 +43,14 @@ export interface AnswerContext {
 /** Which row of `PEAK_BYTES_PER_BODY_BYTE` (estimates.ts) an operation's memory follows. */
 export type MemoryProfile = 'sort' | 'parity' | 'isNumber' | 'toString' | 'stringSplit';
 
-/** The OpenAPI tags and their descriptions; the document lists them in the order the table first uses them. */
+/** The OpenAPI tags and their descriptions, in the document's order; `batch` is the batch and the stream (batch-routes.ts). */
 export const TAG_DESCRIPTIONS = {
   sort: 'Sort an array',
   parity: 'isEven and isOdd, exact at any magnitude',
   isNumber: 'Whether a value is a number',
   toString: 'RFC 8785 canonical string form',
   stringSplit: 'Split a string by a literal separator or into graphemes',
+  batch: 'Many operations in one request: a JSON batch, or an NDJSON stream answered line by line',
   legacy: 'The earlier revision at the root, still served but deprecated: see each route for its successor',
 } as const;
 export type Tag = keyof typeof TAG_DESCRIPTIONS;
@@ -294,7 +295,7 @@ export type CurrentOperationId = Exclude<OperationId, `legacy${string}`>;
 const ids = Object.keys(OPERATIONS) as OperationId[];
 /** The current operations, in the table's order. */
 export const CURRENT_OPERATION_IDS = ids.filter((id): id is CurrentOperationId => OPERATIONS[id].legacy === undefined);
-/** The OpenAPI tags with their descriptions, in the order the table first uses them. */
-export const TAGS = [...new Set(ids.map((id) => OPERATIONS[id].tag))].map((name) => ({ name, description: TAG_DESCRIPTIONS[name] }));
+/** The OpenAPI tags with their descriptions, in the order of TAG_DESCRIPTIONS. */
+export const TAGS = Object.entries(TAG_DESCRIPTIONS).map(([name, description]) => ({ name, description }));
 /** The earlier revision's operations, in the table's order. */
 export const LEGACY_OPERATION_IDS = ids.filter((id) => OPERATIONS[id].legacy !== undefined);

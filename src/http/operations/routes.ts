@@ -54,6 +54,7 @@ export const operationRoutes: FastifyPluginAsync<Limits> = async (app, limits) =
     app.withTypeProvider<TypeBoxTypeProvider>().get(
       `${operation.path}/:number`,
       {
+        config: { countsAs: id },
         schema: {
           operationId: `${id}ByPath`,
           summary: byPath.summary,

@@ -1,0 +1,161 @@
+import type { TSchema } from 'typebox';
+import { CURRENT_OPERATION_IDS, OPERATIONS, type CurrentOperationId, type Operation } from './operation-table.js';
+import type { Limits } from './field-rules.js';
+import { compileBodyValidator, type BodyValidator } from './validation.js';
+import { fieldProblem, ProblemError, problemOf, validationProblem, type FieldError, type Problem } from '../problem.js';
+
+/**
+ * One operation of a batch or of a stream (batch.ts, line-stream.ts): an object naming a current
+ * operation in `operation`, beside exactly the fields its single endpoint's body has
+ * (`{"operation":"isEven","input":4}`). It is validated by the same schema, with `operation` added,
+ * and answered by the same `answer` of the operation table, so that nothing about an operation is
+ * written twice.
+ */
+
+/** The forms that carry many operations in one request; the memory admission and the metrics tell them apart. */
+export type ManyForm = 'batch' | 'stream';
+
+/** The answer to one operation: what its single endpoint answers with 200, or the problem it answers. */
+export type ItemAnswer = { readonly status: 200; readonly result: object } | { readonly status: number; readonly problem: Problem };
+
+const NAMES = CURRENT_OPERATION_IDS.map((id) => JSON.stringify(id)).join(', ');
+const CURRENT: ReadonlySet<string> = new Set(CURRENT_OPERATION_IDS);
+
+/**
+ * The schema of one item for `id`: the body schema of its single endpoint with `operation` added.
+ *
+ * @example
+ * itemSchema('isEven') // { type: 'object', properties: { operation: { const: 'isEven' }, input: ... }, required: ['operation', 'input'] }
+ */
+export function itemSchema(id: CurrentOperationId): TSchema {
+  const { 'x-examples': examples, ...body } = OPERATIONS[id].body as TSchema & {
+    properties: Record<string, TSchema>;
+    required?: string[];
+    'x-examples'?: Record<string, { value: object }>;
+  };
+  return {
+    ...body,
+    title: id,
+    'x-expected': `an object with an "operation" field and the fields of ${id}`,
+    properties: { operation: { const: id, description: 'The operation' }, ...body.properties },
+    required: ['operation', ...(body.required ?? [])],
+    examples: Object.values(examples ?? {}).map(({ value }) => ({ operation: id, ...value })),
+  };
+}
+
+// Every field some operation's body has: the ones an item missing its `operation` names as unknown.
+const KNOWN_FIELDS: ReadonlySet<string> = new Set(['operation', ...CURRENT_OPERATION_IDS.flatMap((id) => Object.keys(OPERATIONS[id].body.properties))]);
+
+const validators = new Map<CurrentOperationId, BodyValidator>();
+function validatorFor(id: CurrentOperationId): BodyValidator {
+  let validate = validators.get(id);
+  if (validate === undefined) validators.set(id, (validate = compileBodyValidator(itemSchema(id))));
+  return validate;
+}
+
+function preview(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 40 ? `${text.slice(0, 37)}...` : text;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The current operation an item names, or the problem of an item that names none. */
+function operationOf(item: unknown): CurrentOperationId {
+  if (!isObject(item)) throw fieldProblem('', `must be an object with an "operation" field (one of ${NAMES}) and that operation's fields`);
+  const name = item.operation;
+  if (name === undefined) {
+    const unknown = Object.keys(item).filter((key) => !KNOWN_FIELDS.has(key));
+    const beside = unknown.length === 0 ? '' : `; the item has ${unknown.slice(0, 5).map(preview).join(', ')}, not a field of any operation`;
+    throw fieldProblem('/operation', `is required: it names the operation, one of ${NAMES}${beside}`);
+  }
+  if (typeof name !== 'string' || !CURRENT.has(name))
+    throw fieldProblem('/operation', `must be one of ${NAMES}; ${preview(name)} is not an operation of this service`);
+  return name as CurrentOperationId;
+}
+
+/**
+ * The body field whose number must be read from its source text for this item, or undefined: a
+ * parity input that is a number but not a safe integer (beyond 2^53, fractional, or past the
+ * double range), which `JSON.parse` has already rounded. A safe integer is exact as it is.
+ *
+ * @example
+ * numberFieldToRead({ operation: 'isEven', input: 9007199254740993 }) //=> 'input'
+ * numberFieldToRead({ operation: 'isEven', input: 4 })                //=> undefined
+ */
+export function numberFieldToRead(item: unknown): string | undefined {
+  if (!isObject(item) || typeof item.operation !== 'string' || !CURRENT.has(item.operation)) return undefined;
+  const field = (OPERATIONS[item.operation as CurrentOperationId] as Operation).numberField;
+  if (field === undefined) return undefined;
+  const value = item[field];
+  return typeof value === 'number' && !Number.isSafeInteger(value) ? field : undefined;
+}
+
+/**
+ * Answers one item as its single endpoint would, with pointers rooted at the item. `numberSource`
+ * is the source text of its number field when `numberFieldToRead` named one.
+ *
+ * @example
+ * answerItem({ operation: 'isOdd', input: 7 }, undefined, limits) //=> { status: 200, result: { ret: true } }
+ */
+export function answerItem(item: unknown, numberSource: string | undefined, limits: Limits): ItemAnswer {
+  try {
+    const id = operationOf(item);
+    const validate = validatorFor(id);
+    if (!validate(item)) return problemAnswer(validationProblem(validate.errors ?? [], 'the item'));
+    // Only legacy operations answer JsonText, and no item names one.
+    return { status: 200, result: (OPERATIONS[id] as Operation).answer(item, { limits, numberSource }) };
+  } catch (error) {
+    if (error instanceof ProblemError) return problemAnswer(problemOf(error.status, error.message, error.errors));
+    throw error;
+  }
+}
+
+/** The answer for a problem found about an item as a whole (too deep, too long) before it was read. */
+export function problemAnswer(problem: Problem): ItemAnswer {
+  return { status: problem.status, problem };
+}
+
+const BODY = 'The request body';
+
+/**
+ * A problem about an item, its pointers and words moved from the item to where the item is:
+ * `root` is the item's pointer in the request (`/operations/3`; `''` for a line of a stream,
+ * which is its own document), `named` the words for the item itself (`/operations/3`, `The line`).
+ *
+ * @example
+ * rootedAt(problemOf(400, '/input must be ...', [{ pointer: '/input', detail: '/input must be ...' }]), '/operations/3', '/operations/3')
+ * //=> detail '/operations/3/input must be ...', pointer '/operations/3/input'
+ */
+export function rootedAt(problem: Problem, root: string, named: string): Problem {
+  const moved = (detail: string, pointer: string): string =>
+    pointer === '' ? (detail.startsWith(BODY) ? named + detail.slice(BODY.length) : detail) : detail.startsWith(pointer) ? root + detail : detail;
+  const errors: FieldError[] | undefined = problem.errors?.map(({ pointer, detail }) => ({ pointer: root + pointer, detail: moved(detail, pointer) }));
+  let detail = moved(problem.detail, '');
+  if (problem.errors !== undefined && errors !== undefined && problem.detail === problem.errors.map((e) => e.detail).join('; ')) {
+    detail = errors.map((e) => e.detail).join('; ');
+  }
+  return problemOf(problem.status, detail, errors);
+}
+
+/** An answer as one JSON text: `{"status":200,"result":…}` or `{"status":400,"problem":…}`. */
+export function answerText(answer: ItemAnswer): string {
+  return 'result' in answer
+    ? `{"status":200,"result":${JSON.stringify(answer.result)}}`
+    : `{"status":${answer.status},"problem":${JSON.stringify(answer.problem)}}`;
+}
+
+/**
+ * Operations answered, by operation and status, counted where they are answered (a worker thread,
+ * the event loop) and added to `/metrics` by the request that carried them.
+ */
+export type Tally = Record<string, number>;
+
+/** Counts one answer in a tally, under `operation status` (an item naming no operation counts as `unknown`). */
+export function count(tally: Tally, item: unknown, status: number): void {
+  const name = isObject(item) && typeof item.operation === 'string' && CURRENT.has(item.operation) ? item.operation : 'unknown';
+  const key = `${name} ${status}`;
+  tally[key] = (tally[key] ?? 0) + 1;
+}

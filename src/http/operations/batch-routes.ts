@@ -1,0 +1,181 @@
+import { Readable } from 'node:stream';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyPluginAsync } from 'fastify';
+import { Type, type TSchema } from 'typebox';
+import { CURRENT_OPERATION_IDS } from './operation-table.js';
+import { answerText, itemSchema, problemAnswer } from './batch-items.js';
+import { answerBatch, type BatchLimits } from './batch.js';
+import { LineAnswerer, type StreamLimits } from './line-stream.js';
+import { jsonResponse, ProblemSchema, problemResponses } from './schemas.js';
+import { JSON_CONTENT_TYPE } from '../protocol/json-body.js';
+import { exemptFromRequestTimeout } from '../protocol/request-timeout.js';
+import { problemOf } from '../problem.js';
+import { LIMIT_TEXTS } from '../limit-texts.js';
+import { SETTINGS } from '../../config.js';
+
+/**
+ * Many operations in one request, through the operation table like every single endpoint:
+ * `POST /batch` (JSON in, JSON out) and `POST /stream` (NDJSON in, NDJSON out, answered as the
+ * lines arrive). Both are admitted by memory like any body (memory/admission.ts): a batch by its
+ * estimated peak, a stream by a fixed reservation for as long as it runs.
+ */
+
+export interface ManyLimits extends BatchLimits, StreamLimits {
+  readonly streamIdleTimeoutMs: number;
+  readonly streamTimeoutMs: number;
+}
+
+export const NDJSON_CONTENT_TYPE = 'application/x-ndjson; charset=utf-8';
+const ITEM_SCHEMAS = CURRENT_OPERATION_IDS.map(itemSchema);
+const ItemSchema = { anyOf: ITEM_SCHEMAS, description: 'An operation: its name in `operation`, beside the fields of its single endpoint’s body' };
+
+const AnswerSchema = {
+  anyOf: [
+    Type.Object({ status: Type.Literal(200), result: Type.Unknown({ description: 'What the single endpoint answers with 200' }) }),
+    Type.Object({ status: Type.Integer({ description: 'The status the single endpoint would answer' }), problem: ProblemSchema }),
+  ],
+  description: 'The answer to one operation: what its single endpoint answers with 200, or its problem',
+} as unknown as TSchema;
+
+const BatchBodySchema = {
+  type: 'object',
+  properties: {
+    operations: {
+      type: 'array',
+      items: ItemSchema,
+      description: `The operations, answered in this order; at most ${SETTINGS.batchMaxOperations.env} (${SETTINGS.batchMaxOperations.default} by default)`,
+    },
+  },
+  required: ['operations'],
+  'x-examples': {
+    mixed: {
+      summary: 'Several operations, one of them wrong',
+      value: {
+        operations: [
+          { operation: 'isEven', input: 4 },
+          { operation: 'sort', input: [3, 1, 2], order: 'desc' },
+          { operation: 'isOdd', input: 'x' },
+          { operation: 'stringSplit', input: { string: 'a,b', seperator: ',' } },
+        ],
+      },
+    },
+  },
+} as unknown as TSchema;
+
+const BatchAnswerSchema = Type.Object({ answers: Type.Array(AnswerSchema, { description: 'One per operation, in order' }) });
+
+const STREAM_EXAMPLE = '{"operation":"isEven","input":4}\n{"operation":"isOdd","input":"x"}\n';
+
+// The bodies are read by the handlers themselves (a batch from its bytes, a stream as it comes):
+// the schemas document them, and each operation is validated by its own schema (batch-items.ts).
+const documentOnly = () => () => true;
+
+/** The batch and the stream routes, under the prefix they are registered with. */
+export const batchRoutes: FastifyPluginAsync<ManyLimits> = async (app, limits) => {
+  app.post(
+    '/batch',
+    {
+      config: { operation: 'batch' },
+      validatorCompiler: documentOnly,
+      schema: {
+        operationId: 'batch',
+        summary: 'Answer many operations in one request',
+        description:
+          'Each operation is answered as its single endpoint would answer it, in order; a bad one gets its problem in its place ' +
+          '(pointers rooted at `/operations/N`) and never fails the others. Only a batch that is itself wrong is refused as a whole.',
+        tags: ['batch'],
+        body: BatchBodySchema,
+        response: { 200: jsonResponse('The answers, in the order of the operations', BatchAnswerSchema), ...problemResponses(400, 413, 415, 429, 500, 503) },
+      },
+    },
+    async (request, reply) => {
+      const { text, tally } = answerBatch(request.body as Buffer, limits);
+      request.operationTally = tally;
+      return reply.type(JSON_CONTENT_TYPE).send(text);
+    },
+  );
+
+  await app.register(async (scope) => {
+    // Only NDJSON here, read as it arrives; JSON is the batch's.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('application/x-ndjson', (_request, _payload, done) => done(null, undefined));
+    scope.post(
+      '/stream',
+      {
+        config: { operation: 'stream' },
+        validatorCompiler: documentOnly,
+        schema: {
+          operationId: 'stream',
+          summary: 'Answer a stream of operations, one per line',
+          description:
+            'NDJSON: each line is one operation, as in a batch; each answer is one line, in order, written as soon as it is known. ' +
+            `A malformed line, or one over a limit, gets its problem line and the stream goes on. A line over ${SETTINGS.streamMaxLineBytes.env} is refused unread. ` +
+            `The stream may run for ${SETTINGS.streamTimeoutMs.env} and be silent for ${SETTINGS.streamIdleTimeoutMs.env}; it holds a fixed share of the memory budget.`,
+          tags: ['batch'],
+          body: { content: { 'application/x-ndjson': { schema: { type: 'string', description: 'One operation per line', examples: [STREAM_EXAMPLE] } } } },
+          response: {
+            200: {
+              description: 'One answer per line, in order: `{"status":200,"result":…}` or `{"status":400,"problem":…}`',
+              content: { 'application/x-ndjson': { schema: { type: 'string', examples: ['{"status":200,"result":{"ret":true}}\n'] } } },
+            },
+            ...problemResponses(413, 415, 429, 500, 503),
+          },
+        },
+      },
+      async (request, reply) => {
+        const lines = new LineAnswerer(limits);
+        request.operationTally = lines.tally;
+        return reply.type(NDJSON_CONTENT_TYPE).send(Readable.from(answerLines(request.raw, reply.raw, lines, limits), { objectMode: false }));
+      },
+    );
+  });
+};
+
+/**
+ * The answer lines of a stream as its lines arrive. It reads a chunk only once the answers before
+ * it have been taken (Readable.from asks for more only then), so a client that stops reading
+ * makes the service stop reading, and the client's own sending stops with it (TCP's window).
+ * A stream silent both ways for STREAM_IDLE_TIMEOUT_MS ends, as does one that runs past
+ * STREAM_TIMEOUT_MS, which replaces REQUEST_TIMEOUT_MS for it.
+ */
+async function* answerLines(request: IncomingMessage, response: ServerResponse, lines: LineAnswerer, limits: ManyLimits): AsyncGenerator<string> {
+  const socket = request.socket;
+  const input = request.iterator({ destroyOnReturn: false });
+  let stop: (reason: string) => void = () => undefined;
+  const stopped = new Promise<string>((resolve) => (stop = resolve));
+  // While an answer waits for the client to take it there is nothing to tell it: the connection closes.
+  let waitingForClient = false;
+  const ending = (text: string) => () => (waitingForClient ? socket.destroy() : stop(text));
+  const idle = setTimeout(ending(LIMIT_TEXTS.streamIdle(limits.streamIdleTimeoutMs)), limits.streamIdleTimeoutMs);
+  const total = setTimeout(ending(LIMIT_TEXTS.streamTotal(limits.streamTimeoutMs)), limits.streamTimeoutMs);
+  exemptFromRequestTimeout(socket, true);
+  try {
+    for (;;) {
+      const next = await Promise.race([input.next(), stopped]);
+      if (typeof next === 'string') {
+        // The rest of the body is not read: the connection closes once the answer is written (lingering, protocol/drain.ts).
+        response.once('finish', () => socket.destroySoon());
+        yield answerText(problemAnswer(problemOf(408, next))) + '\n';
+        return;
+      }
+      if (next.done === true) break;
+      idle.refresh();
+      for (const piece of lines.answers(next.value as Buffer)) {
+        waitingForClient = true;
+        yield piece;
+        waitingForClient = false;
+        idle.refresh();
+      }
+    }
+    const last = lines.end();
+    if (last !== '') yield last;
+  } catch (error) {
+    // The client went away mid-stream: there is no one to answer.
+    if (request.destroyed || socket.destroyed) return;
+    throw error;
+  } finally {
+    clearTimeout(idle);
+    clearTimeout(total);
+    exemptFromRequestTimeout(socket, false);
+  }
+}

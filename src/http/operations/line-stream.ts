@@ -1,0 +1,137 @@
+import { answerItem, answerText, count, numberFieldToRead, problemAnswer, rootedAt, type ItemAnswer, type Tally } from './batch-items.js';
+import type { Limits } from './field-rules.js';
+import { decodeUtf8Body, memberSourceText, parseJsonText } from '../protocol/json-body.js';
+import { fieldProblem, ProblemError, problemOf } from '../problem.js';
+import { LIMIT_TEXTS } from '../limit-texts.js';
+
+/**
+ * The NDJSON stream's lines (`POST /api/stream`, routes in stream-route.ts): bytes in as they
+ * arrive, one answer line out per line in, in order. A line is an item of a batch
+ * (batch-items.ts), its own JSON document, so its pointers are rooted at the line. Framework-free:
+ * the route, the CLI (`--lines`) and the tests use it alike.
+ */
+
+export interface StreamLimits extends Limits {
+  readonly maxDepth: number;
+  readonly streamMaxLineBytes: number;
+}
+
+const NEWLINE = 0x0a;
+const CARRIAGE_RETURN = 0x0d;
+const LINE = 'The line';
+const ITEM = 'a JSON object with an "operation" field and that operation\'s fields';
+/** About how much answer text is handed on at a time, so that one chunk of short lines never makes a large piece. */
+export const ANSWER_PIECE_CHARS = 64 * 1024;
+
+/**
+ * Answers one line (without its line break) as its single endpoint would answer the item in it.
+ *
+ * @example
+ * answerLine(Buffer.from('{"operation":"isEven","input":"12"}'), limits) //=> { status: 200, result: { ret: true } }
+ */
+export function answerLine(bytes: Uint8Array, limits: StreamLimits, tally: Tally = {}): ItemAnswer {
+  let item: unknown;
+  let numberSource: string | undefined;
+  let answer: ItemAnswer;
+  try {
+    const end = bytes[bytes.length - 1] === CARRIAGE_RETURN ? bytes.length - 1 : bytes.length;
+    const text = decodeUtf8Body(bytes.subarray(0, end), ITEM);
+    item = parseJsonText(text, limits.maxDepth, bytes);
+    const field = numberFieldToRead(item);
+    if (field !== undefined) numberSource = memberSourceText(text, field);
+    answer = answerItem(item, numberSource, limits);
+  } catch (error) {
+    if (!(error instanceof ProblemError)) throw error;
+    answer = problemAnswer(problemOf(error.status, error.message, error.errors));
+  }
+  count(tally, item, answer.status);
+  return 'problem' in answer ? problemAnswer(rootedAt(answer.problem, '', LINE)) : answer;
+}
+
+/**
+ * Splits a byte stream into lines and answers each. A line longer than `streamMaxLineBytes` is
+ * answered 413 as soon as it passes the limit and the rest of it is discarded as it arrives,
+ * never held. Memory: at most one line, and the answers of one chunk in pieces.
+ *
+ * @example
+ * const lines = new LineAnswerer(limits);
+ * for (const piece of lines.answers(chunk)) response.write(piece);
+ * response.end(lines.end());
+ */
+export class LineAnswerer {
+  /** Answers so far, by operation and status. */
+  readonly tally: Tally = {};
+  /** Lines answered so far. */
+  lines = 0;
+  private partial: Uint8Array[] = [];
+  private partialBytes = 0;
+  private skipping = false;
+
+  constructor(private readonly limits: StreamLimits) {}
+
+  /** The answer lines of every line `chunk` completes, in pieces of about `ANSWER_PIECE_CHARS`. */
+  *answers(chunk: Uint8Array): Generator<string> {
+    const max = this.limits.streamMaxLineBytes;
+    let out = '';
+    let from = 0;
+    while (from < chunk.length) {
+      const end = chunk.indexOf(NEWLINE, from);
+      if (end === -1) {
+        if (!this.skipping && this.partialBytes + chunk.length - from > max) out += this.tooLong();
+        else if (!this.skipping) this.keep(chunk.subarray(from));
+        break;
+      }
+      if (this.skipping) this.skipping = false;
+      else if (this.partialBytes + end - from > max) out += this.tooLong(false);
+      else out += this.answer(this.lineOf(chunk.subarray(from, end)));
+      from = end + 1;
+      if (out.length >= ANSWER_PIECE_CHARS) {
+        yield out;
+        out = '';
+      }
+    }
+    if (out !== '') yield out;
+  }
+
+  /** The answer to a last line that has no line break after it, or `''`. */
+  end(): string {
+    if (this.skipping || this.partialBytes === 0) return '';
+    return this.answer(this.lineOf(new Uint8Array(0)));
+  }
+
+  private keep(bytes: Uint8Array): void {
+    // A copy: the chunk's buffer may be reused by whoever read it.
+    this.partial.push(Uint8Array.prototype.slice.call(bytes));
+    this.partialBytes += bytes.length;
+  }
+
+  private lineOf(last: Uint8Array): Uint8Array {
+    if (this.partialBytes === 0) return last;
+    const line = Buffer.concat([...this.partial, last]);
+    this.partial = [];
+    this.partialBytes = 0;
+    return line;
+  }
+
+  private answer(line: Uint8Array): string {
+    const answer = line.length === 0 ? this.empty() : answerLine(line, this.limits, this.tally);
+    this.lines++;
+    return `${answerText(answer)}\n`;
+  }
+
+  private empty(): ItemAnswer {
+    count(this.tally, undefined, 400);
+    return problemAnswer(problemOf(400, `${LINE} is empty; each line must be ${ITEM}`));
+  }
+
+  /** The 413 line for a line past the limit; the rest of it, `skip`ped, is discarded up to its line break. */
+  private tooLong(skip = true): string {
+    this.partial = [];
+    this.partialBytes = 0;
+    this.skipping = skip;
+    this.lines++;
+    count(this.tally, undefined, 413);
+    const problem = fieldProblem('', LIMIT_TEXTS.streamLine(this.limits.streamMaxLineBytes), 413);
+    return `${answerText(problemAnswer(rootedAt(problemOf(413, problem.message, problem.errors), '', LINE)))}\n`;
+  }
+}
