@@ -77,25 +77,28 @@ function operationOf(item: unknown): CurrentOperationId {
 }
 
 /**
- * The body field whose number must be read from its source text for this item, or undefined: a
- * parity input that is a number but not a safe integer (beyond 2^53, fractional, or past the
- * double range), which `JSON.parse` has already rounded. A safe integer is exact as it is.
+ * The body field of the item's operation whose number is read from its source text (parity
+ * decides from a number's text, never a rounded double), or undefined.
  *
  * @example
- * numberFieldToRead({ operation: 'isEven', input: 9007199254740993 }) //=> 'input'
- * numberFieldToRead({ operation: 'isEven', input: 4 })                //=> undefined
+ * numberFieldOf({ operation: 'isEven', input: 9007199254740993 }) //=> 'input'
+ * numberFieldOf({ operation: 'sort', input: [1] })                //=> undefined
  */
-export function numberFieldToRead(item: unknown): string | undefined {
+export function numberFieldOf(item: unknown): string | undefined {
   if (!isObject(item) || typeof item.operation !== 'string' || !CURRENT.has(item.operation)) return undefined;
-  const field = (OPERATIONS[item.operation as CurrentOperationId] as Operation).numberField;
-  if (field === undefined) return undefined;
-  const value = item[field];
-  return typeof value === 'number' && !Number.isSafeInteger(value) ? field : undefined;
+  return (OPERATIONS[item.operation as CurrentOperationId] as Operation).numberField;
+}
+
+/** Whether the item's number field holds a number, whose source text its answer needs. */
+export function hasNumberToRead(item: unknown): boolean {
+  const field = numberFieldOf(item);
+  return field !== undefined && typeof (item as Record<string, unknown>)[field] === 'number';
 }
 
 /**
  * Answers one item as its single endpoint would, with pointers rooted at the item. `numberSource`
- * is the source text of its number field when `numberFieldToRead` named one.
+ * is the source text of its number field (`numberFieldOf`), when it holds a number that JSON.parse
+ * may have rounded.
  *
  * @example
  * answerItem({ operation: 'isOdd', input: 7 }, undefined, limits) //=> { status: 200, result: { ret: true } }

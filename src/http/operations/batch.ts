@@ -1,9 +1,10 @@
 import { Type } from 'typebox';
-import { answerItem, answerText, count, numberFieldToRead, problemAnswer, rootedAt, type ItemAnswer, type Tally } from './batch-items.js';
+import { answerItem, answerText, count, hasNumberToRead, numberFieldOf, problemAnswer, rootedAt, type ItemAnswer, type Tally } from './batch-items.js';
 import type { Limits } from './field-rules.js';
 import { compileBodyValidator } from './validation.js';
 import { decodeUtf8Body, parseJsonText } from '../protocol/json-body.js';
 import { EXPECTED, fieldProblem, problemOf, ProblemError, validationProblem } from '../problem.js';
+import { toJsonPointer } from '../../core/index.js';
 import { LIMIT_TEXTS } from '../limit-texts.js';
 
 /**
@@ -48,9 +49,11 @@ export function answerBatch(bytes: Uint8Array, limits: BatchLimits): BatchAnswer
   const tooDeep = deepItems(bytes, 1 + ITEM_DEPTH + limits.maxDepth);
   if (tooDeep.ranges.length > 0) text = withRangesBlanked(bytes, tooDeep.ranges);
   let body = parseJsonText(text, undefined);
-  // A parity number JSON.parse has rounded is read again from its source text (rare: the batch is parsed twice).
+  // Parity numbers are read from their source text when JSON.parse may have rounded one: the
+  // batch is parsed again, slower, only when it has a number with a fraction, an exponent or 16
+  // digits or more (anything else is an integer a double holds exactly).
   let sources: Map<object, string> | undefined;
-  if (isBatch(body) && body.operations.some((item) => numberFieldToRead(item) !== undefined)) [body, sources] = withNumberSources(text);
+  if (MAY_ROUND.test(text) && isBatch(body) && body.operations.some(hasNumberToRead)) [body, sources] = withNumberSources(text);
   if (!validateEnvelope(body)) {
     const problem = validationProblem(validateEnvelope.errors ?? []);
     throw new ProblemError(400, problem.detail, problem.errors);
@@ -62,12 +65,9 @@ export function answerBatch(bytes: Uint8Array, limits: BatchLimits): BatchAnswer
   const tally: Tally = {};
   const answers = operations.map((item, index): string => {
     const root = `/operations/${index}`;
-    let answer: ItemAnswer = tooDeep.items.has(index)
-      ? problemAnswer(
-          problemOf(413, `${root} ${LIMIT_TEXTS.depth(limits.maxDepth)}`, [{ pointer: root, detail: `${root} ${LIMIT_TEXTS.depth(limits.maxDepth)}` }]),
-        )
-      : answerItem(item, sources?.get(item as object), limits);
-    if ('problem' in answer && !tooDeep.items.has(index)) answer = problemAnswer(rootedAt(answer.problem, root, root));
+    const deep = tooDeep.items.get(index);
+    let answer = deep === undefined ? answerItem(item, sources?.get(item as object), limits) : tooDeepAnswer(deep, limits.maxDepth);
+    if ('problem' in answer) answer = problemAnswer(rootedAt(answer.problem, root, root));
     count(tally, item, answer.status);
     return answerText(answer);
   });
@@ -76,6 +76,14 @@ export function answerBatch(bytes: Uint8Array, limits: BatchLimits): BatchAnswer
 
 // The levels above an item: the batch object and its `operations` array.
 const ITEM_DEPTH = 2;
+
+/** What the single endpoint answers a body nesting too deep at `pointer` (protocol/json-body.ts). */
+function tooDeepAnswer(pointer: string, maxDepth: number): ItemAnswer {
+  const problem = fieldProblem(pointer, LIMIT_TEXTS.depth(maxDepth), 413);
+  return problemAnswer(problemOf(413, problem.message, problem.errors));
+}
+
+const MAY_ROUND = /\d[.eE]|\d{16}/;
 
 function isBatch(body: unknown): body is { operations: unknown[] } {
   return typeof body === 'object' && body !== null && Array.isArray((body as { operations?: unknown }).operations);
@@ -86,8 +94,7 @@ function withNumberSources(text: string): [unknown, Map<object, string>] {
   const sources = new Map<object, string>();
   // The reviver's third argument (JSON.parse source text access, V8 11.4; every Node.js this runs on).
   const body = JSON.parse(text, function (this: object, key: string, value: unknown, context?: { source?: string }) {
-    const rounded = typeof value === 'number' && !Number.isSafeInteger(value);
-    if (rounded && context?.source !== undefined && key === numberFieldToRead({ ...this, [key]: value })) sources.set(this, context.source);
+    if (typeof value === 'number' && context?.source !== undefined && key === numberFieldOf(this)) sources.set(this, context.source);
     return value;
   } as (key: string, value: unknown) => unknown) as unknown;
   return [body, sources];
@@ -105,17 +112,18 @@ const OPERATIONS_KEY = Buffer.from('"operations"');
 interface DeepItems {
   /** Byte ranges of the values that nest too deep, to be blanked before parsing. */
   readonly ranges: Array<readonly [number, number]>;
-  /** The indexes in the (last) `operations` array of the items among them. */
-  readonly items: Set<number>;
+  /** By index in the (last) `operations` array, the items among them: the pointer of the member that nests too deep, in the item. */
+  readonly items: Map<number, string>;
 }
 
 /**
  * The items of the batch's `operations` array that nest deeper than `limit` (counted from the
- * batch object), and any other top-level member that does. Works on the bytes, valid JSON or not;
- * brackets inside strings do not count. One native count decides most batches of few objects.
+ * batch object), with the member of each that does, and any other top-level member that does.
+ * Works on the bytes, valid JSON or not; brackets inside strings do not count. One native count
+ * decides most batches of few objects.
  */
 function deepItems(bytes: Uint8Array, limit: number): DeepItems {
-  const found: DeepItems = { ranges: [], items: new Set() };
+  const found: DeepItems = { ranges: [], items: new Map() };
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
   let openers = 0;
   for (let at = buffer.indexOf(OPEN_BRACKET); at !== -1 && openers <= limit; at = buffer.indexOf(OPEN_BRACKET, at + 1)) openers++;
@@ -127,32 +135,44 @@ function deepItems(bytes: Uint8Array, limit: number): DeepItems {
   let index = 0; // the item of `operations` being read
   let start = -1; // where the current item (or other top-level member's value) began
   let marked = false;
+  let expectKey = false; // the next string is a key of an item object
+  let key: [number, number] = [-1, -1]; // the item member being read
   for (let i = 0; i < bytes.length; i++) {
     const c = bytes[i];
     if (c === QUOTE) {
-      const keyStart = i;
+      const from = i;
       for (i++; i < bytes.length && bytes[i] !== QUOTE; i++) if (bytes[i] === BACKSLASH) i++;
-      if (depth === 1 && buffer.compare(OPERATIONS_KEY, 0, OPERATIONS_KEY.length, keyStart, i + 1) === 0) [inOperations, index] = [true, 0];
-      else if (depth === 1) inOperations = false;
+      if (depth === 1) inOperations = buffer.compare(OPERATIONS_KEY, 0, OPERATIONS_KEY.length, from, i + 1) === 0;
+      else if (expectKey) [key, expectKey] = [[from, i + 1], false];
     } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
       depth++;
-      if ((depth === 3 && inOperations) || (depth === 2 && !inOperations)) [start, marked] = [i, false];
+      const top = inOperations ? depth === 3 : depth === 2;
+      if (top) [start, marked, key, expectKey] = [i, false, [-1, -1], inOperations && c === OPEN_BRACE];
       if (depth > limit && !marked && start >= 0) {
         marked = true;
-        if (inOperations) found.items.add(index);
+        if (inOperations) found.items.set(index, key[0] < 0 ? '' : pointerOfKey(buffer.toString('utf8', key[0], key[1])));
       }
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
-      if (marked && ((depth === 3 && inOperations) || (depth === 2 && !inOperations))) {
+      if (marked && (inOperations ? depth === 3 : depth === 2)) {
         found.ranges.push([start, i + 1]);
         marked = false;
       }
       depth--;
-    } else if (c === COMMA && depth === 2 && inOperations) {
-      index++;
+    } else if (c === COMMA) {
+      if (depth === 2 && inOperations) index++;
+      else if (depth === 3 && inOperations) expectKey = true;
     }
   }
   if (marked) found.ranges.push([start, bytes.length]);
   return found;
+}
+
+function pointerOfKey(quotedKey: string): string {
+  try {
+    return toJsonPointer([JSON.parse(quotedKey) as string]);
+  } catch {
+    return '';
+  }
 }
 
 /** The text of `bytes` with each range replaced by `{}`: an item that is only its problem. */

@@ -1,4 +1,4 @@
-import { answerItem, answerText, count, numberFieldToRead, problemAnswer, rootedAt, type ItemAnswer, type Tally } from './batch-items.js';
+import { answerItem, answerText, count, hasNumberToRead, numberFieldOf, problemAnswer, rootedAt, type ItemAnswer, type Tally } from './batch-items.js';
 import type { Limits } from './field-rules.js';
 import { decodeUtf8Body, memberSourceText, parseJsonText } from '../protocol/json-body.js';
 import { fieldProblem, ProblemError, problemOf } from '../problem.js';
@@ -37,8 +37,8 @@ export function answerLine(bytes: Uint8Array, limits: StreamLimits, tally: Tally
     const end = bytes[bytes.length - 1] === CARRIAGE_RETURN ? bytes.length - 1 : bytes.length;
     const text = decodeUtf8Body(bytes.subarray(0, end), ITEM);
     item = parseJsonText(text, limits.maxDepth, bytes);
-    const field = numberFieldToRead(item);
-    if (field !== undefined) numberSource = memberSourceText(text, field);
+    const field = numberFieldOf(item);
+    if (field !== undefined && hasNumberToRead(item)) numberSource = memberSourceText(text, field);
     answer = answerItem(item, numberSource, limits);
   } catch (error) {
     if (!(error instanceof ProblemError)) throw error;
