@@ -125,6 +125,8 @@ export function validationProblem(errors: readonly ValidationError[], body = 'th
   return problemOf(400, fieldErrors.map((e) => e.detail).join('; '), fieldErrors);
 }
 
+const STREAM_MEDIA_TYPE = 'The stream must be NDJSON, one JSON object per line, sent with Content-Type: application/x-ndjson';
+
 const FRAMEWORK_PROBLEMS: Readonly<Record<string, readonly [number, string]>> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'The request body must be JSON, sent with Content-Type: application/json (charset utf-8, if given)'],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'The Content-Length header does not match the body sent'],
@@ -158,7 +160,8 @@ export function toProblem(error: unknown, limits: ProblemLimits): Problem {
 
 export function problemErrorHandler(limits: ProblemLimits) {
   return function handleError(this: unknown, error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-    const problem = toProblem(error, limits);
+    let problem = toProblem(error, limits);
+    if (problem.status === 415 && request.routeOptions.config.operation === 'stream') problem = problemOf(415, STREAM_MEDIA_TYPE);
     if (problem.status >= 500 && problem.status !== 503) request.log.error({ err: error }, 'request failed');
     if (error instanceof ProblemError && error.headers !== undefined) reply.headers(error.headers);
     return sendProblem(reply, problem);
