@@ -49,6 +49,20 @@ export interface CommandForm {
   readonly usage: string;
   readonly help: readonly string[];
   readonly run: Command;
+  /** With `--lines`: the stream line (an item, as `POST /api/stream` takes it) for one line of standard input. */
+  readonly item: (line: string, positionals: string[], flags: Record<string, string | boolean | undefined>) => string;
+}
+
+/** The item for a line that is a value of the command's kind: numbers and text as strings. */
+const textItem = (operation: string) => (line: string) => JSON.stringify({ operation, input: line });
+
+/** The item for a line that is JSON; a line that is not stays as it is, and is answered that it is not valid JSON. */
+function jsonItem(operation: string, line: string, extra: object = {}): string {
+  try {
+    return JSON.stringify({ operation, input: JSON.parse(line) as unknown, ...extra });
+  } catch {
+    return line;
+  }
 }
 
 /**
@@ -71,27 +85,38 @@ const FORMS: Readonly<Record<CurrentOperationId, CommandForm>> = {
       if (!Array.isArray(values)) throw new InputError('must be an array of JSON values');
       return { sortedArray: sort(values, { order: flags.desc === true ? 'desc' : 'asc', locale: flags.locale as string | undefined }) };
     },
+    item: (line, _p, flags) =>
+      jsonItem('sort', line, { order: flags.desc === true ? 'desc' : 'asc', ...(typeof flags.locale === 'string' ? { locale: flags.locale } : {}) }),
   },
   isEven: {
     usage: '[number]',
     help: ['{"ret":true|false}; exact at any size ("9007199254740993")'],
     run: (p) => ({ ret: isEven(valueOrStdin(p, '<number>')) }),
+    item: textItem('isEven'),
   },
   isOdd: {
     usage: '[number]',
     help: ['the number from stdin when not given; negative ones need no --'],
     run: (p) => ({ ret: isOdd(valueOrStdin(p, '<number>')) }),
+    item: textItem('isOdd'),
   },
-  isNumber: { usage: '[text]', help: ['whether the text is written as a number'], run: (p) => ({ ret: isNumber(valueOrStdin(p, '<text>')) }) },
+  isNumber: {
+    usage: '[text]',
+    help: ['whether the text is written as a number'],
+    run: (p) => ({ ret: isNumber(valueOrStdin(p, '<text>')) }),
+    item: textItem('isNumber'),
+  },
   toString: {
     usage: '[json]',
     help: ['{"ret":"..."}: RFC 8785 canonical text; the value from stdin when not given'],
     run: (p) => ({ ret: toString(readJson(argumentOrStdin(p))) }),
+    item: (line) => jsonItem('toString', line),
   },
   stringSplit: {
     usage: '<string> [separator]',
     help: ['{"ret":[...]}; an empty separator splits into characters'],
     run: (p) => ({ ret: stringSplit(required(p, '<string>'), p[1]) }),
+    item: (line, p) => JSON.stringify({ operation: 'stringSplit', input: { string: line, ...(p[0] === undefined ? {} : { seperator: p[0] }) } }),
   },
 };
 

@@ -5,6 +5,7 @@ import { InputError } from './core/index.js';
 import { argumentsOf, COMMANDS, commandsHelp, OptionError, subjectOf, UsageError } from './cli-commands.js';
 import { SETTINGS } from './config.js';
 import { readConfig, run } from './server.js';
+import { answerStandardInput } from './cli-lines.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -14,6 +15,9 @@ Usage:
   json-utility serve [--port N] [--host H] [--workers N|auto]
                                    serve the HTTP API (flags override PORT, HOST, WORKERS)
 ${commandsHelp()}
+  json-utility <operation> --lines [--url URL]
+                                   one input per line of stdin, one answer line per line
+                                   (as POST /api/stream answers); --url asks that service
   json-utility --help | --version
 
 
@@ -39,6 +43,8 @@ async function main(argv: string[]): Promise<number> {
       workers: { type: 'string' },
       desc: { type: 'boolean' },
       locale: { type: 'string' },
+      lines: { type: 'boolean' },
+      url: { type: 'string' },
     },
   });
   const flags = parsed.values;
@@ -59,10 +65,13 @@ async function main(argv: string[]): Promise<number> {
   }
   const form = COMMANDS.get(command);
   if (form === undefined) throw new UsageError(`unknown command "${command}"; see --help`);
-  const most = argumentsOf(form);
+  if (flags.url !== undefined && flags.lines !== true) throw new UsageError('--url works with --lines; see --help');
+  // With --lines the value is each line: only stringSplit's separator stays an argument.
+  const most = flags.lines === true ? argumentsOf(form) - 1 : argumentsOf(form);
   if (rest.length > most) {
     throw new UsageError(`${command} takes at most ${most} argument${most === 1 ? '' : 's'} (${form.usage}), not ${rest.length}; see --help`);
   }
+  if (flags.lines === true) return answerStandardInput(form, rest, flags, flags.url);
   try {
     return print(JSON.stringify(form.run(rest, flags)));
   } catch (error) {

@@ -118,4 +118,66 @@ describe('the json-utility binary', () => {
     child.kill('SIGTERM');
     assert.deepEqual(await exited, [0, null]);
   });
+
+  const LINES_IN = '4\n7\nx\n9007199254740993\n0x1F';
+  const LINES_OUT = [
+    '{"status":200,"result":{"ret":true}}',
+    '{"status":200,"result":{"ret":false}}',
+    /^\{"status":400,"problem":\{.*"detail":"\/input must be a number, or a string in numeric notation/,
+    '{"status":200,"result":{"ret":false}}',
+    '{"status":200,"result":{"ret":false}}',
+  ];
+  function assertLines(result: Result, expected: Array<string | RegExp>): void {
+    const lines = result.stdout.trimEnd().split('\n');
+    assert.equal(lines.length, expected.length, result.stdout);
+    for (const [index, line] of lines.entries()) {
+      const wanted = expected[index] as string | RegExp;
+      if (typeof wanted === 'string') assert.equal(line, wanted);
+      else assert.match(line, wanted);
+    }
+  }
+
+  test('--lines: one input per line of stdin, one answer line per line, exit 1 when any was a problem', async () => {
+    const result = await cli(['isEven', '--lines'], LINES_IN);
+    assert.equal(result.code, 1);
+    assertLines(result, LINES_OUT);
+    assert.deepEqual(await cli(['stringSplit', '--lines', ','], 'a,b\nc\n'), {
+      code: 0,
+      stdout: '{"status":200,"result":{"ret":["a","b"]}}\n{"status":200,"result":{"ret":["c"]}}\n',
+      stderr: '',
+    });
+    assertLines(await cli(['sort', '--lines', '--desc'], '[1,3]\n[1,\n'), [
+      '{"status":200,"result":{"sortedArray":[3,1]}}',
+      /"detail":"The line is not valid JSON/,
+    ]);
+    assert.match((await cli(['isEven', '--url', 'http://127.0.0.1:1'])).stderr, /^--url works with --lines/);
+  });
+
+  test('--lines --url: the same answers, from a service', async () => {
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--host', '127.0.0.1'], {
+      env: { ...process.env, DRAIN_DELAY_MS: '0', LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    const exited = once(child, 'exit');
+    while (!/listening on (http:\/\/[^\s"]+)/.test(stdout)) await new Promise((resolve) => setTimeout(resolve, 25));
+    const base = /listening on (http:\/\/[^\s"]+)/.exec(stdout)?.[1] as string;
+    try {
+      const result = await cli(['isEven', '--lines', '--url', base], LINES_IN);
+      assert.equal(result.code, 1);
+      assertLines(result, LINES_OUT);
+      assert.deepEqual(await cli(['isOdd', '--lines', '--url', base], '1\n3\n'), {
+        code: 0,
+        stdout: '{"status":200,"result":{"ret":true}}\n{"status":200,"result":{"ret":true}}\n',
+        stderr: '',
+      });
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
+    const unreachable = await cli(['isOdd', '--lines', '--url', 'http://127.0.0.1:1'], '1\n');
+    assert.equal(unreachable.code, 1);
+    assert.match(unreachable.stderr, /^Cannot stream to POST http:\/\/127\.0\.0\.1:1\/api\/stream: connect ECONNREFUSED/);
+  });
 });
