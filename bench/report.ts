@@ -1,3 +1,4 @@
+import { manySection, type ManyRow } from './many.js';
 import type { LoadResult } from './load.js';
 import type { TargetName } from './targets.js';
 
@@ -38,6 +39,8 @@ export interface BenchReport {
   cells: Cell[];
   scaling: ScalingRow[];
   peakRss: RssCase[];
+  /** Issue 27's batches and stream (many.ts); absent from reports made before it. */
+  many?: ManyRow[];
 }
 
 /**
@@ -171,6 +174,7 @@ export function markdownReport(report: BenchReport): string {
 
   // A run of some parts only (--parts) leaves the others out rather than printing empty tables.
   if (report.scaling.length > 0) lines.push(...scalingSection(report));
+  lines.push(...manySection(report.many ?? []));
   if (report.peakRss.length > 0) lines.push(...peakRssSection(report));
   return `${lines.join('\n')}\n`;
 }

@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { generateLoad, installed, type LoadGenerator, type LoadResult } from './load.js';
 import { markdownReport, type BenchReport, type Cell, type RssCase, type ScalingRow } from './report.js';
+import { manyOperations } from './many.js';
 import { nestedDocument, scenarios, seededRandom, type Scenario } from './scenarios.js';
 import { memoryMiB, startTarget, type RunningTarget, type TargetName } from './targets.js';
 
@@ -37,7 +38,8 @@ const { values: flags } = parseArgs({
     label: { type: 'string', default: 'latest' },
     out: { type: 'string', default: join(root, 'bench/results') },
     scenarios: { type: 'string', default: 'S1,S2,S3,S4,S5,S6' },
-    parts: { type: 'string', default: 'throughput,scaling,rss' },
+    parts: { type: 'string', default: 'throughput,scaling,many,rss' },
+    'stream-lines': { type: 'string', default: '1000000' },
     smoke: { type: 'boolean', default: false },
     'no-build': { type: 'boolean', default: false },
     before: { type: 'string' },
@@ -260,6 +262,24 @@ async function main(): Promise<void> {
         )
       : [];
     const scalingRows = parts.has('scaling') ? await scaling(targets) : [];
+    const service = targets.get('service');
+    const manyRows =
+      parts.has('many') && service !== undefined
+        ? await manyOperations(
+            service,
+            {
+              rounds: settings.rounds,
+              seconds: settings.seconds,
+              connections: settings.connections,
+              streamLines: smoke ? 10_000 : Number(flags['stream-lines']),
+              generator,
+              loadPin,
+              workDir,
+              ...(settings.requestsPerConnection === undefined ? {} : { requestsPerConnection: settings.requestsPerConnection }),
+            },
+            log,
+          )
+        : [];
     const logged = targets.get('service-logged');
     for (const target of targets.values()) await target.stop();
     targets.clear();
@@ -282,6 +302,7 @@ async function main(): Promise<void> {
       cells,
       scaling: scalingRows,
       peakRss: rss,
+      many: manyRows,
     };
     mkdirSync(flags.out, { recursive: true });
     writeFileSync(join(flags.out, `${flags.label}.json`), `${JSON.stringify(report, null, 2)}\n`);

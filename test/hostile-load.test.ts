@@ -7,13 +7,15 @@ import { promisify } from 'node:util';
 import { startServer } from './process.js';
 
 // Issue: legal requests must not take the service down. The built service, MEMORY_LIMIT=768MiB;
-// 24 connections send bodies at BODY_LIMIT to the costliest operations and never read the
-// answers, while probes and small requests keep coming every 100 ms. Linux only (/proc).
+// 24 connections send bodies at BODY_LIMIT to the costliest operations and batches of them, and
+// 6 streams send lines without end, none of them reading the answers, while probes and small
+// requests keep coming every 100 ms. Linux only (/proc).
 
 const MIB = 1024 * 1024;
 const LIMIT = 768 * MIB;
 const BODY_LIMIT = 16 * MIB;
 const HOSTILE_CONNECTIONS = 24;
+const HOSTILE_STREAMS = 6;
 const HOSTILE_MS = 12_000;
 const ROOT = new URL('..', import.meta.url).pathname;
 
@@ -24,7 +26,14 @@ function hostileBodies(): Array<[string, Buffer]> {
     return Buffer.from(head + unit.repeat(count).slice(0, -1) + tail);
   };
   const strings = Array.from({ length: 1_000_000 }, (_, i) => `"${String((i * 7919) % 1_000_003).padStart(13, 'k')}"`).join(',');
+  const batchOf = (item: string, bytes: number): Buffer => {
+    const count = Math.floor((bytes - 32) / (item.length + 1));
+    return Buffer.from(`{"operations":[${Array.from({ length: count }, () => item).join(',')}]}`);
+  };
+  const sortItem = `{"operation":"sort","input":[${strings.slice(0, 64 * 1024)}]}`;
   return [
+    ['/api/batch', batchOf(sortItem, BODY_LIMIT)],
+    ['/api/batch', batchOf(`{"operation":"toString","input":[${'{"k":1},'.repeat(8 * 1024)}1]}`, 4 * MIB)],
     ['/api/stringSplit', Buffer.from(`{"input":{"seperator":"","string":"${'ab'.repeat((BODY_LIMIT - 64) / 2)}"}}`)],
     ['/api/toString', fill('{"input":[', '{"k":1},', ']}')],
     ['/api/sort', Buffer.from(`{"input":[${strings}]}`)],
@@ -73,6 +82,29 @@ function hostileRequest(port: number, path: string, body: Buffer, sockets: Socke
   });
 }
 
+/** A stream that sends lines as fast as the service takes them and never reads an answer. */
+function hostileStream(port: number, sockets: Socket[], answers: Answer[]): void {
+  const socket = connect(port, '127.0.0.1');
+  sockets.push(socket);
+  socket.on('error', () => undefined);
+  socket.write('POST /api/stream HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\nTransfer-Encoding: chunked\r\n\r\n');
+  const lines = '{"operation":"sort","input":["b","a",3,1,null,{"k":[1,2]}]}\n{"operation":"toString","input":{"b":1,"a":[1.0,"é"]}}\n'.repeat(500);
+  const chunk = `${Buffer.byteLength(lines).toString(16)}\r\n${lines}\r\n`;
+  const send = (): void => {
+    while (!socket.destroyed && socket.write(chunk));
+  };
+  socket.on('drain', send);
+  send();
+  socket.once('data', (head: Buffer) => {
+    answers.push({
+      status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head.toString('latin1', 0, 64))?.[1]),
+      retryAfter: /\r\nretry-after: \d+\r\n/i.test(head.toString('latin1', 0, 2048)),
+      detail: undefined,
+    });
+    socket.pause();
+  });
+}
+
 describe('hostile load within MEMORY_LIMIT', () => {
   before(async () => {
     await promisify(execFile)('npm', ['run', 'build'], { cwd: ROOT });
@@ -111,6 +143,7 @@ describe('hostile load within MEMORY_LIMIT', () => {
         const [path, body] = bodies[i % bodies.length] as [string, Buffer];
         hostileRequest(server.port, path, body, sockets, answers);
       }
+      for (let i = 0; i < HOSTILE_STREAMS; i++) hostileStream(server.port, sockets, answers);
       await new Promise((resolve) => setTimeout(resolve, HOSTILE_MS));
       for (const socket of sockets) socket.destroy();
       const hostilePeak = peak;
@@ -143,7 +176,7 @@ describe('hostile load within MEMORY_LIMIT', () => {
       const statuses = answers.map((a) => a.status).sort();
       const slowest = Math.max(...probes.map((p) => p.ms));
       t.diagnostic(
-        `peak RSS ${(hostilePeak / MIB).toFixed(0)} MiB of ${LIMIT / MIB}; answered ${answers.length} of ${HOSTILE_CONNECTIONS}: ${JSON.stringify(Object.fromEntries(statuses.map((s) => [s, statuses.filter((x) => x === s).length])))}; ` +
+        `peak RSS ${(hostilePeak / MIB).toFixed(0)} MiB of ${LIMIT / MIB}; answered ${answers.length} of ${HOSTILE_CONNECTIONS + HOSTILE_STREAMS}: ${JSON.stringify(Object.fromEntries(statuses.map((s) => [s, statuses.filter((x) => x === s).length])))}; ` +
           `${probes.length} probes, slowest ${slowest.toFixed(0)} ms; RSS ${(rss / MIB).toFixed(0)} MiB ${settleMs} ms after the clients left (${(idle / MIB).toFixed(0)} MiB idle)`,
       );
       // What the 413s say one request may have, per process (README's hostile-load row quotes it).

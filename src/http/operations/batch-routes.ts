@@ -141,17 +141,30 @@ export const batchRoutes: FastifyPluginAsync<ManyLimits> = async (app, limits) =
 async function* answerLines(request: IncomingMessage, response: ServerResponse, lines: LineAnswerer, limits: ManyLimits): AsyncGenerator<string> {
   const socket = request.socket;
   const input = request.iterator({ destroyOnReturn: false });
-  let stop: (reason: string) => void = () => undefined;
-  const stopped = new Promise<string>((resolve) => (stop = resolve));
+  // Why the stream ends early, once a timeout has fired; `wake` ends a wait for input at once.
+  // (A wait races its own promise, never one that lives as long as the stream: a pending promise
+  // raced against every chunk would keep every chunk reachable.)
+  let stopReason: string | undefined;
+  let wake: ((reason: string) => void) | undefined;
   // While an answer waits for the client to take it there is nothing to tell it: the connection closes.
   let waitingForClient = false;
-  const ending = (text: string) => () => (waitingForClient ? socket.destroy() : stop(text));
+  const ending = (text: string) => () => {
+    if (waitingForClient) return void socket.destroy();
+    stopReason = text;
+    wake?.(text);
+  };
   const idle = setTimeout(ending(LIMIT_TEXTS.streamIdle(limits.streamIdleTimeoutMs)), limits.streamIdleTimeoutMs);
   const total = setTimeout(ending(LIMIT_TEXTS.streamTotal(limits.streamTimeoutMs)), limits.streamTimeoutMs);
   exemptFromRequestTimeout(socket, true);
   try {
     for (;;) {
-      const next = await Promise.race([input.next(), stopped]);
+      const next =
+        stopReason ??
+        (await new Promise<IteratorResult<unknown> | string>((resolve, reject) => {
+          wake = resolve;
+          input.next().then(resolve, reject);
+        }));
+      wake = undefined;
       if (typeof next === 'string') {
         // The rest of the body is not read: the connection closes once the answer is written (lingering, protocol/drain.ts).
         response.once('finish', () => socket.destroySoon());
