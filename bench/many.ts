@@ -73,7 +73,7 @@ const BATCHES = [
 
 async function postJson(base: string, path: string, body: string): Promise<{ status: number; answer: unknown }> {
   const response = await fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-  return { status: response.status, answer: (await response.json()) as unknown };
+  return { status: response.status, answer: await response.json() };
 }
 
 /** Streams `lines` isEven lines in one request, checking every answer; its time and the service's RSS while it ran. */

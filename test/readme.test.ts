@@ -15,6 +15,7 @@ interface Example {
   method: string;
   url: string;
   body: string | undefined;
+  contentType: string;
   output: string;
 }
 
@@ -25,11 +26,14 @@ function examples(): Example[] {
   lines.forEach((line, index) => {
     if (!line.startsWith('$ curl ')) return;
     const url = /localhost:3000(\/\S*)/.exec(line)?.[1];
-    const data = /-d '([^']*)'/.exec(line)?.[1];
+    // curl sends the bytes as typed; the shell leaves single-quoted text alone, and turns \n in $'…' into a line break.
+    const data = /-d '([^']*)'/.exec(line)?.[1] ?? /--data-binary \$'([^']*)'/.exec(line)?.[1]?.replaceAll('\\n', '\n');
     const method = /-X (\w+)/.exec(line)?.[1] ?? (data === undefined ? 'GET' : 'POST');
+    const contentType = /-H 'content-type: ([^']+)'/.exec(line)?.[1] ?? 'application/json';
     assert.ok(url, line);
-    // curl sends the bytes as typed; the shell leaves single-quoted text alone.
-    found.push({ command: line, method, url, body: data, output: lines[index + 1] ?? '' });
+    // The output is every line up to the next command or the end of the block.
+    const end = lines.findIndex((next, at) => at > index && (next.startsWith('$ ') || next.startsWith('```')));
+    found.push({ command: line, method, url, body: data, contentType, output: lines.slice(index + 1, end).join('\n') });
   });
   return found;
 }
@@ -46,6 +50,8 @@ test('the README shows at least one curl example per operation', () => {
     'GET /api/isNumber/{number}',
     'POST /api/toString',
     'POST /api/stringSplit',
+    'POST /api/batch',
+    'POST /api/stream',
   ]) {
     assert.ok(urls.includes(operation), operation);
   }
@@ -57,9 +63,9 @@ for (const example of examples()) {
     const response = await app.inject({
       method: example.method as 'GET',
       url: example.url,
-      ...(example.body === undefined ? {} : { headers: { 'content-type': 'application/json' }, payload: example.body }),
+      ...(example.body === undefined ? {} : { headers: { 'content-type': example.contentType }, payload: example.body }),
     });
-    assert.equal(response.body, example.output);
+    assert.equal(response.body.trimEnd(), example.output);
   });
 }
 
@@ -72,8 +78,8 @@ test('the generated tables (configuration in docs/operations.md, migration in RE
   for (const setting of Object.values(SETTINGS)) assert.ok(operations.includes(`| \`${setting.env}\` |`), setting.env);
 });
 
-test('README stays for a newcomer: under about 250 lines, and nothing that exists only where it was built', () => {
-  assert.ok(readme.split('\n').length <= 265, `${readme.split('\n').length} lines`);
+test('README stays for a newcomer: under about 285 lines, and nothing that exists only where it was built', () => {
+  assert.ok(readme.split('\n').length <= 288, `${readme.split('\n').length} lines`);
   assert.doesNotMatch(readme, /these machines|CI's run of [0-9a-f]{7}/);
   for (const doc of ['docs/operations.md', 'docs/performance.md', 'docs/behaviour.md', 'docs/development.md', 'docs/earlier-revision.md'])
     assert.ok(readme.includes(`(${doc}`), doc);
