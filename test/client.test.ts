@@ -23,8 +23,8 @@ describe('createClient against the running service', () => {
   after(() => app.close());
 
   test('one method per operation of the document, legacy included', () => {
-    assert.deepEqual(Object.keys(client).sort(), Object.keys(OPERATIONS).sort());
-    assert.equal(Object.keys(client).length, 13);
+    assert.deepEqual(Object.keys(client).sort(), [...Object.keys(OPERATIONS), 'batch', 'stream'].sort());
+    assert.equal(Object.keys(client).length, 15);
   });
 
   test('every operation answers through its method', async () => {
@@ -41,6 +41,35 @@ describe('createClient against the running service', () => {
     assert.deepEqual(await client.legacyIsOdd({ number: 9 }), { number: 9, isOdd: true });
     assert.deepEqual(await client.legacyIsEven({ number: '10' }), { number: '10', isEven: true });
     assert.deepEqual(await client.legacyToString({ number: [1.0, 'x'] }), { ret: '[1,"x"]' });
+  });
+
+  test('batch(): the answers in order, each typed by its operation; a bad one in its place', async () => {
+    const [even, sorted, bad] = await client.batch([
+      { operation: 'isEven', input: '9007199254740993' },
+      { operation: 'sort', input: [2, 1], order: 'desc' },
+      { operation: 'isOdd', input: 'x' },
+    ]);
+    assert.deepEqual(even, { status: 200, result: { ret: false } });
+    assert.deepEqual('result' in sorted ? sorted.result.sortedArray : undefined, [2, 1]);
+    assert.equal(bad.status, 400);
+    assert.equal('problem' in bad ? bad.problem.errors?.[0]?.pointer : undefined, '/operations/2/input');
+    await assert.rejects(client.batch(Array.from({ length: 10_001 }, () => ({ operation: 'isEven' as const, input: 1 }))), (error: unknown) => {
+      assert.ok(error instanceof ProblemError);
+      assert.equal(error.status, 413);
+      return true;
+    });
+  });
+
+  test('stream(): operations from an async iterable in, each answer out as it comes', async () => {
+    async function* numbers() {
+      for (let i = 0; i < 5_000; i++) yield { operation: 'isOdd' as const, input: i };
+      yield { operation: 'isOdd' as const, input: 'x' };
+    }
+    const answers = [];
+    for await (const answer of client.stream(numbers())) answers.push(answer);
+    assert.equal(answers.length, 5_001);
+    for (const [i, answer] of answers.slice(0, -1).entries()) assert.deepEqual(answer, { status: 200, result: { ret: i % 2 === 1 } });
+    assert.equal(answers.at(-1)?.status, 400);
   });
 
   test('an error answer rejects with a typed ProblemError', async () => {

@@ -85,7 +85,7 @@ export interface Problem {
   errors?: ProblemField[];
 }
 
-/** The answer to one operation of a batch or a stream: its single endpoint's 200 answer, or its problem. */
+/** The answer to one operation of a batch or a stream: its single endpoint's 200 answer, or its problem; `'result' in answer` tells them apart. */
 export type Answer<Name extends BatchOperationName = BatchOperationName> =
   { status: 200; result: Operations[Name]['output'] } | { status: number; problem: Problem };
 
