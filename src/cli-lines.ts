@@ -58,6 +58,8 @@ async function answerThere(items: AsyncIterable<string>, base: string): Promise<
       response.on('error', reject);
     });
   });
+  // Refused before every line is sent (an unreachable service): the failure is awaited below, not left unhandled meanwhile.
+  answered.catch(() => undefined);
   try {
     for await (const item of items) if (!sent.write(item)) await once(sent, 'drain');
     sent.end();
