@@ -160,34 +160,38 @@ describe('POST /api/stream', () => {
     assert.equal(app.memory.budget.reserved, 0);
   });
 
-  test('a client that stops reading makes the service stop reading; when it stays silent the connection closes and the reservation is freed', async (t) => {
-    const { app, port } = await listening(t, { streamIdleTimeoutMs: 1_000 });
-    const socket = connect(port, '127.0.0.1');
-    t.after(() => socket.destroy());
-    socket.on('error', () => undefined); // the service resets it, with unread answers
-    socket.pause(); // never reads
-    socket.write(`POST /api/stream HTTP/1.1\r\nHost: x\r\nContent-Type: ${NDJSON}\r\nTransfer-Encoding: chunked\r\n\r\n`);
-    const line = '{"operation":"sort","input":[3,2,1,"a","b",null,true,[1],{"k":1}]}\n'.repeat(1000);
-    const chunk = `${Buffer.byteLength(line).toString(16)}\r\n${line}\r\n`;
-    let written = 0;
-    const closed = new Promise((resolve) => socket.once('close', resolve));
-    // Write until the kernel's buffers are full both ways: the service has stopped reading.
-    for (let i = 0; i < 2000 && !socket.destroyed; i++) {
-      if (!socket.write(chunk)) {
-        const drained = await Promise.race([
-          new Promise((resolve) => socket.once('drain', () => resolve(true))),
-          new Promise((resolve) => setTimeout(() => resolve(false), 300)),
-        ]);
-        if (drained === false) break;
+  test(
+    'a client that stops reading makes the service stop reading; when it stays silent the connection closes and the reservation is freed',
+    { timeout: 30_000 },
+    async (t) => {
+      const { app, port } = await listening(t, { streamIdleTimeoutMs: 1_000 });
+      const socket = connect(port, '127.0.0.1');
+      t.after(() => socket.destroy());
+      socket.on('error', () => undefined); // the service resets it, with unread answers
+      socket.pause(); // never reads
+      socket.write(`POST /api/stream HTTP/1.1\r\nHost: x\r\nContent-Type: ${NDJSON}\r\nTransfer-Encoding: chunked\r\n\r\n`);
+      const line = '{"operation":"sort","input":[3,2,1,"a","b",null,true,[1],{"k":1}]}\n'.repeat(1000);
+      const chunk = `${Buffer.byteLength(line).toString(16)}\r\n${line}\r\n`;
+      let written = 0;
+      const closed = new Promise((resolve) => socket.once('close', resolve));
+      // Write until the kernel's buffers are full both ways: the service has stopped reading.
+      for (let i = 0; i < 2000 && !socket.destroyed; i++) {
+        if (!socket.write(chunk)) {
+          const drained = await Promise.race([
+            new Promise((resolve) => socket.once('drain', () => resolve(true))),
+            new Promise((resolve) => setTimeout(() => resolve(false), 300)),
+          ]);
+          if (drained === false) break;
+        }
+        written += chunk.length;
       }
-      written += chunk.length;
-    }
-    assert.ok(written < 2000 * chunk.length, 'the service kept reading although nobody read its answers');
-    assert.ok(app.memory.budget.reserved > 0, 'the stream holds its reservation');
-    await closed; // STREAM_IDLE_TIMEOUT_MS
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.equal(app.memory.budget.reserved, 0);
-  });
+      assert.ok(written < 2000 * chunk.length, 'the service kept reading although nobody read its answers');
+      assert.ok(app.memory.budget.reserved > 0, 'the stream holds its reservation');
+      await closed; // STREAM_IDLE_TIMEOUT_MS
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(app.memory.budget.reserved, 0);
+    },
+  );
 
   test('a client that disconnects mid-stream frees its reservation, and the service goes on', async (t) => {
     const { app, port } = await listening(t);

@@ -168,6 +168,9 @@ async function* answerLines(request: IncomingMessage, response: ServerResponse, 
       if (typeof next === 'string') {
         // The rest of the body is not read: the connection closes once the answer is written (lingering, protocol/drain.ts).
         response.once('finish', () => socket.destroySoon());
+        // A client that takes no answer will not take this one either: past the idle time the connection closes.
+        const giveUp = setTimeout(() => socket.destroy(), limits.streamIdleTimeoutMs);
+        response.once('close', () => clearTimeout(giveUp));
         yield answerText(problemAnswer(problemOf(408, next))) + '\n';
         return;
       }
