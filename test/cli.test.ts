@@ -25,6 +25,20 @@ async function cli(args: string[], stdin?: string): Promise<Result> {
   return { code, stdout, stderr };
 }
 
+/** `json-utility serve` with these flags and environment, once it says where it listens. */
+async function serve(flags: string[], env: Record<string, string>) {
+  const child = spawn(process.execPath, [BIN, 'serve', ...flags], {
+    env: { ...process.env, DRAIN_DELAY_MS: '0', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  const exited = once(child, 'exit');
+  const LISTENING = /listening on (http:\/\/[^\s"]+)/;
+  while (!LISTENING.test(output)) await new Promise((resolve) => setTimeout(resolve, 25));
+  return { child, exited, stdout: () => output, base: LISTENING.exec(output)?.[1] as string };
+}
+
 describe('the json-utility binary', () => {
   before(async () => {
     await promisify(execFile)('npm', ['run', 'build'], { cwd: root });
@@ -103,17 +117,13 @@ describe('the json-utility binary', () => {
   });
 
   test('serve: flags override the environment; SIGTERM stops it cleanly', async () => {
-    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--workers', '1'], {
-      env: { ...process.env, PORT: '1', HOST: '192.0.2.1', WORKERS: '4', DRAIN_DELAY_MS: '0', LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const { child, stdout, exited, base } = await serve(['--port', '0', '--host', '127.0.0.1', '--workers', '1'], {
+      PORT: '1',
+      HOST: '192.0.2.1',
+      WORKERS: '4',
     });
-    let stdout = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    const exited = once(child, 'exit');
-    while (!/listening on (http:\/\/[^\s"]+)/.test(stdout)) await new Promise((resolve) => setTimeout(resolve, 25));
-    const base = /listening on (http:\/\/[^\s"]+)/.exec(stdout)?.[1] as string;
     assert.match(base, /^http:\/\/127\.0\.0\.1:\d+$/);
-    assert.doesNotMatch(stdout, /workers/);
+    assert.doesNotMatch(stdout(), /workers/);
     assert.deepEqual(await (await fetch(`${base}/api/isOdd/7`)).json(), { ret: true });
     child.kill('SIGTERM');
     assert.deepEqual(await exited, [0, null]);
@@ -154,15 +164,7 @@ describe('the json-utility binary', () => {
   });
 
   test('--lines --url: the same answers, from a service', async () => {
-    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--host', '127.0.0.1'], {
-      env: { ...process.env, DRAIN_DELAY_MS: '0', LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    const exited = once(child, 'exit');
-    while (!/listening on (http:\/\/[^\s"]+)/.test(stdout)) await new Promise((resolve) => setTimeout(resolve, 25));
-    const base = /listening on (http:\/\/[^\s"]+)/.exec(stdout)?.[1] as string;
+    const { child, exited, base } = await serve(['--port', '0', '--host', '127.0.0.1'], {});
     try {
       const result = await cli(['isEven', '--lines', '--url', base], LINES_IN);
       assert.equal(result.code, 1);

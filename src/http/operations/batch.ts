@@ -2,9 +2,8 @@ import { Type } from 'typebox';
 import { answerItem, answerText, count, hasNumberToRead, numberFieldOf, problemAnswer, rootedAt, type ItemAnswer, type Tally } from './batch-items.js';
 import type { Limits } from './field-rules.js';
 import { compileBodyValidator } from './validation.js';
-import { decodeUtf8Body, parseJsonText } from '../protocol/json-body.js';
+import { decodeUtf8Body, parseJsonText, pointerOfKey } from '../protocol/json-body.js';
 import { EXPECTED, fieldProblem, problemOf, ProblemError, validationProblem } from '../problem.js';
-import { toJsonPointer } from '../../core/index.js';
 import { LIMIT_TEXTS } from '../limit-texts.js';
 
 /**
@@ -165,14 +164,6 @@ function deepItems(bytes: Uint8Array, limit: number): DeepItems {
   }
   if (marked) found.ranges.push([start, bytes.length]);
   return found;
-}
-
-function pointerOfKey(quotedKey: string): string {
-  try {
-    return toJsonPointer([JSON.parse(quotedKey) as string]);
-  } catch {
-    return '';
-  }
 }
 
 /** The text of `bytes` with each range replaced by `{}`: an item that is only its problem. */

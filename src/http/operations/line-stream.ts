@@ -1,4 +1,4 @@
-import { answerItem, answerText, count, hasNumberToRead, numberFieldOf, problemAnswer, rootedAt, type ItemAnswer, type Tally } from './batch-items.js';
+import { answerItem, answerText, count, numberFieldOf, problemAnswer, rootedAt, type ItemAnswer, type Tally } from './batch-items.js';
 import type { Limits } from './field-rules.js';
 import { decodeUtf8Body, memberSourceText, parseJsonText } from '../protocol/json-body.js';
 import { fieldProblem, ProblemError, problemOf } from '../problem.js';
@@ -38,7 +38,7 @@ export function answerLine(bytes: Uint8Array, limits: StreamLimits, tally: Tally
     const text = decodeUtf8Body(bytes.subarray(0, end), ITEM);
     item = parseJsonText(text, limits.maxDepth, bytes);
     const field = numberFieldOf(item);
-    if (field !== undefined && hasNumberToRead(item)) numberSource = memberSourceText(text, field);
+    if (field !== undefined && typeof (item as Record<string, unknown>)[field] === 'number') numberSource = memberSourceText(text, field);
     answer = answerItem(item, numberSource, limits);
   } catch (error) {
     if (!(error instanceof ProblemError)) throw error;

@@ -189,7 +189,8 @@ function findDepthViolation(text: string, utf8Bytes: Uint8Array | undefined, lim
   return undefined;
 }
 
-function pointerOfKey(quotedKey: string): string {
+/** The JSON Pointer of a top-level member from its quoted key as written (`"a/b"` → `/a~1b`); `''` when it is not a string. */
+export function pointerOfKey(quotedKey: string): string {
   try {
     return toJsonPointer([JSON.parse(quotedKey) as string]);
   } catch {
