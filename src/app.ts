@@ -61,7 +61,7 @@ function memorySetup(config: Config, limits: ManyLimits, fixedCapacity: number |
   const limit = processShare(detected?.bytes ?? (config.memoryLimit as number), workerCount(config));
   const threads = config.poolThreads === 'auto' ? Math.max(1, Math.floor(availableParallelism() / workerCount(config)) - 1) : config.poolThreads;
   // The log lines that may wait for a slow standard output (LOG_BACKLOG_BYTES) are memory requests cannot have.
-  const logBacklog = buffersLogLines(config) ? config.logBacklogBytes : 0;
+  const logBacklog = config.logFormat === 'json' ? config.logBacklogBytes : 0;
   const used = process.memoryUsage().rss + threads * THREAD_BASE_BYTES + logBacklog;
   const capacity = fixedCapacity ?? Math.floor((limit - used) * (1 - HEADROOM));
   if (capacity < 32 * MIB) {
@@ -95,10 +95,6 @@ export interface BuildOptions {
   readonly memoryCapacity?: number;
 }
 
-/** Whether log lines are buffered (observability/log-destination.ts), which holds a backlog of them. */
-function buffersLogLines(config: Config): boolean {
-  return config.logFormat === 'json' && config.logFlushMs > 0;
-}
 
 /**
  * The text Fastify's own "listening" line is given (`listen`'s `listenTextResolver`): the logger
@@ -116,7 +112,7 @@ function loggerFor(config: Config): FastifyServerOptions['logger'] {
     },
   } as const;
   if (config.logFormat === 'pretty') return { ...base, transport: { target: 'pino-pretty' } };
-  return buffersLogLines(config) ? { ...base, stream: logDestination(config.logFlushMs, config.logBacklogBytes) } : base;
+  return { ...base, stream: logDestination(config.logFlushMs, config.logBacklogBytes) };
 }
 
 /**

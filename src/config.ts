@@ -149,7 +149,7 @@ export const SETTINGS = {
     default: 8 * MIB,
     accepts: 'a number of bytes from 1 MiB to 1 GiB, or with a `KiB`/`MiB`/`GiB` suffix',
     meaning:
-      'Most log text waiting for standard output when whatever reads it falls behind (with `LOG_FLUSH_MS` above 0); lines beyond it are dropped and counted in `log_lines_dropped_total`, so that a stalled log pipeline cannot exhaust memory',
+      'Most log text waiting for standard output when whatever reads it falls behind (JSON logs); lines beyond it are dropped and counted in `log_lines_dropped_total`, so that a stalled log pipeline cannot exhaust memory',
     parse: size(MIB, GIB),
   }),
   bodyLimit: setting({

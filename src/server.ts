@@ -5,6 +5,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { ConfigError, formatBytes, loadConfig, SETTINGS, workerCount, type Config } from './config.js';
 import { detectMemoryLimit, processShare } from './http/memory/memory-limit.js';
 import { serveClusterMetrics } from './http/observability/metrics.js';
+import { logDestination } from './http/observability/log-destination.js';
 import { DOCS_PATH } from './http/operations/openapi.js';
 import { buildApp, FRAMEWORK_LISTENING_TEXT } from './app.js';
 
@@ -94,6 +95,9 @@ async function serve(config: Config, workers: number): Promise<void> {
   let stopping = false;
   stop = (signal: string) => {
     if (stopping) {
+      // A worker hears of one stop twice when a signal reaches the whole process group (timeout(1),
+      // systemd, a terminal) and the primary passes it on as well: the primary decides on a second one.
+      if (cluster.isWorker) return;
       app.log.warn({ signal }, 'a second signal: exiting now, with requests unfinished');
       process.exit(1);
     }
@@ -151,7 +155,8 @@ function supervise(config: Config, count: number): void {
   let stopping = false;
   let announced = false;
   let exitCode = 0;
-  const log = pino({ level: config.logLevel });
+  // The primary writes to the same standard output as its workers, through the same destination.
+  const log = pino({ level: config.logLevel }, logDestination(config.logFlushMs, config.logBacklogBytes));
   serveClusterMetrics();
   // Each worker's heap from its share of MEMORY_LIMIT, unless the operator chose one.
   const share = processShare(config.memoryLimit === 'auto' ? detectMemoryLimit().bytes : config.memoryLimit, count);
