@@ -17,7 +17,7 @@ import { streamPeakBytes } from './http/memory/estimates.js';
 import { manageConnections } from './http/protocol/drain.js';
 import { counterOf, createHttpMetrics } from './http/observability/metrics.js';
 import { logAndCountAnswers, requestIdOf } from './http/observability/access-log.js';
-import { registerProbes, type Lifecycle } from './http/observability/probes.js';
+import { createLifecycle, registerProbes, type Lifecycle } from './http/observability/probes.js';
 import { API_HEADERS, protect } from './http/protocol/protection.js';
 import { addFixedHeaders } from './http/protocol/response-headers.js';
 import { logDestination, droppedLogLines } from './http/observability/log-destination.js';
@@ -95,7 +95,6 @@ export interface BuildOptions {
   readonly memoryCapacity?: number;
 }
 
-
 /**
  * The text Fastify's own "listening" line is given (`listen`'s `listenTextResolver`): the logger
  * drops it, because the runner writes the one listening line, with the docs URL in it.
@@ -161,7 +160,7 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
   });
   app.decorateRequest('numberSource', undefined);
   app.decorateRequest('bodyBytes', 0);
-  const lifecycle: Lifecycle = { ready: true };
+  const lifecycle = createLifecycle();
   app.decorate('lifecycle', lifecycle);
   const limits: ManyLimits = {
     sortMaxLength: config.sortMaxLength,
@@ -214,7 +213,7 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
   await registerOpenApi(app, prefix, config.securityHeaders === 'on');
   registerProbes(app, lifecycle, metrics);
   await app.register(operationRoutes, { prefix, ...limits });
-  await app.register(batchRoutes, { prefix, ...limits });
+  await app.register(batchRoutes, { prefix, ...limits, stopping: lifecycle.stopping });
   if (config.legacyRoutes === 'on') {
     markLegacyResponses(app, config, prefix);
     await app.register(legacyRoutes, { ...limits, successorPrefix: prefix });

@@ -12,7 +12,8 @@ type Flags = Record<string, string | boolean | undefined>;
  * line on standard output, as `POST /api/stream` answers them (`{"status":200,"result":…}` or
  * `{"status":400,"problem":…}`). Each line becomes the stream line of its operation
  * (`CommandForm.item`) and is answered by the service's own line answerer, here or, with `--url`,
- * by the service there. Exit code 1 when any line was answered with a problem.
+ * by the service there. Exit code 1 when any line was answered with a problem, or when the service
+ * shut down before answering every line (standard error says how many were).
  *
  * @example
  * // printf '4\n7\n' | json-utility isEven --lines
@@ -48,11 +49,19 @@ async function answerThere(items: AsyncIterable<string>, base: string): Promise<
       response.setEncoding('utf8');
       response.on('data', (chunk: string) => {
         if (response.statusCode !== 200) return void process.stderr.write(chunk);
-        process.stdout.write(chunk);
-        const text = rest + chunk;
-        const lines = text.split('\n');
+        const lines = (rest + chunk).split('\n');
         rest = lines.pop() ?? '';
-        if (lines.some((line) => !line.startsWith('{"status":200,'))) failed = true;
+        for (const line of lines) {
+          if (line.startsWith('{"status":200,')) {
+            process.stdout.write(`${line}\n`);
+            continue;
+          }
+          failed = true;
+          const { answered } = (JSON.parse(line) as { problem: { answered?: number } }).problem;
+          // The stream's last line when the service shut down: not an answer to a line of its own.
+          if (answered === undefined) process.stdout.write(`${line}\n`);
+          else process.stderr.write(`The service at ${base} shut down after answering ${answered} lines; lines ${answered + 1} on were not answered\n`);
+        }
       });
       response.on('end', () => resolve(failed ? 1 : 0));
       response.on('error', reject);
@@ -60,10 +69,22 @@ async function answerThere(items: AsyncIterable<string>, base: string): Promise<
   });
   // Refused before every line is sent (an unreachable service): the failure is awaited below, not left unhandled meanwhile.
   answered.catch(() => undefined);
+  let over = false;
+  answered.then(
+    () => (over = true),
+    () => (over = true),
+  );
   try {
-    for await (const item of items) if (!sent.write(item)) await once(sent, 'drain');
+    for await (const item of items) {
+      // The service ended the stream (it shut down): nothing more is read from standard input.
+      if (over) break;
+      if (!sent.write(item)) await Promise.race([once(sent, 'drain'), answered]);
+    }
     sent.end();
-    return await answered;
+    const code = await answered;
+    // Standard input may still be open, with nobody to send it to.
+    process.stdin.destroy();
+    return code;
   } catch (error) {
     process.stderr.write(`Cannot stream to POST ${url.href}: ${(error as Error).message}\n`);
     return 1;

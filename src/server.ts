@@ -102,7 +102,7 @@ async function serve(config: Config, workers: number): Promise<void> {
       process.exit(1);
     }
     stopping = true;
-    app.lifecycle.ready = false;
+    app.lifecycle.stop();
     const drainDelayMs = signal === 'SIGINT' ? 0 : config.drainDelayMs;
     app.log.info({ signal, drainDelayMs }, 'shutting down: readiness off, draining');
     // Past the deadline, whatever is still open is cut and the exit code says so.

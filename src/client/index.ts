@@ -33,6 +33,26 @@ export class ProblemError extends Error {
 }
 
 /**
+ * A stream the service ended before every line was answered, because it was shutting down: the
+ * first `answered` lines were answered (and yielded); send the ones after them again, in a new
+ * stream, after `retryAfterSeconds` (another instance of the service will take it).
+ *
+ * @example
+ * try { for await (const answer of client.stream(lines)) use(answer) }
+ * catch (e) { if (e instanceof StreamInterruptedError) resumeFrom(e.answered) }
+ */
+export class StreamInterruptedError extends ProblemError {
+  override name = 'StreamInterruptedError';
+  constructor(
+    problem: ConstructorParameters<typeof ProblemError>[0],
+    readonly answered: number,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(problem);
+  }
+}
+
+/**
  * The service could not be asked or did not answer: unreachable (the cause says why, such as
  * ECONNREFUSED), or no answer within the timeout. `url` is what was asked for.
  *
@@ -221,11 +241,20 @@ async function* streamAnswers(
     rest += decoder.decode(chunk, { stream: true });
     let end: number;
     while ((end = rest.indexOf('\n')) !== -1) {
-      const line = rest.slice(0, end);
+      const answer = JSON.parse(rest.slice(0, end)) as Answer;
       rest = rest.slice(end + 1);
-      yield JSON.parse(line) as Answer;
+      const interrupted = 'problem' in answer ? shutdownOf(answer.problem) : undefined;
+      if (interrupted !== undefined) throw interrupted;
+      yield answer;
     }
   }
+}
+
+/** The error a stream's last line gives when the service ended it at shutdown (a 503 that says how many lines were answered). */
+function shutdownOf(problem: Problem): StreamInterruptedError | undefined {
+  const { answered, retryAfter } = problem as Problem & { answered?: unknown; retryAfter?: unknown };
+  if (problem.status !== 503 || typeof answered !== 'number') return undefined;
+  return new StreamInterruptedError(problem, answered, typeof retryAfter === 'number' ? retryAfter : 1);
 }
 
 /** Why fetch failed, in its own words: undici's "fetch failed" keeps the reason (ECONNREFUSED...) in its cause. */

@@ -31,5 +31,8 @@ export const LIMIT_TEXTS = {
   streamIdle: (idleMs: number) => `The stream sent nothing for ${idleMs} ms ${named('streamIdleTimeoutMs')}; the lines before this one were answered`,
   streamTotal: (totalMs: number) =>
     `The stream ran for its longest time of ${totalMs} ms ${named('streamTimeoutMs')}; the lines before this one were answered, send the rest in a new stream`,
+  streamShutdown: (answered: number, retryAfterSeconds: number) =>
+    `The service is shutting down: the first ${answered} lines of this stream were answered; send the lines after them in a new stream, after ${retryAfterSeconds} s (retryAfter)`,
+  shuttingDown: `The service is shutting down and takes no new stream; ${RETRY}`,
   memoryInThread: `The service could not answer this body within its memory budget ${named('memoryLimit')} just now; ${RETRY}`,
 } as const;

@@ -3,9 +3,30 @@ import { Type } from 'typebox';
 import type { HttpMetrics } from './metrics.js';
 import { problemOf, sendProblem } from '../problem.js';
 
-/** What the process tells its probes: cleared when shutdown begins. */
+/** What the process tells its probes and its streams: `ready` is cleared and `stopping` aborted when shutdown begins. */
 export interface Lifecycle {
   ready: boolean;
+  readonly stopping: AbortSignal;
+  /** Begins shutdown: readiness off, running streams end with their last line, new ones are refused. */
+  stop(): void;
+}
+
+/**
+ * A lifecycle that is ready until `stop()`.
+ *
+ * @example
+ * const lifecycle = createLifecycle(); lifecycle.stop(); lifecycle.stopping.aborted //=> true
+ */
+export function createLifecycle(): Lifecycle {
+  const controller = new AbortController();
+  return {
+    ready: true,
+    stopping: controller.signal,
+    stop() {
+      this.ready = false;
+      controller.abort();
+    },
+  };
 }
 
 const StatusSchema = Type.Object({ status: Type.String() });

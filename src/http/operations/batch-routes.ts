@@ -9,7 +9,7 @@ import { LineAnswerer, type StreamLimits } from './line-stream.js';
 import { jsonResponse, ProblemSchema, problemResponses } from './schemas.js';
 import { JSON_CONTENT_TYPE } from '../protocol/json-body.js';
 import { exemptFromRequestTimeout } from '../protocol/request-timeout.js';
-import { problemOf } from '../problem.js';
+import { problemOf, ProblemError, type Problem } from '../problem.js';
 import { LIMIT_TEXTS } from '../limit-texts.js';
 import { SETTINGS } from '../../config.js';
 
@@ -26,6 +26,14 @@ export interface ManyLimits extends BatchLimits, StreamLimits {
 }
 
 export const NDJSON_CONTENT_TYPE = 'application/x-ndjson; charset=utf-8';
+/** When a stream ended by shutdown may be sent again: at once, to another instance the load balancer picks. */
+export const SHUTDOWN_RETRY_AFTER_SECONDS = 1;
+
+/** The last line of a stream that shutdown ended: a 503 problem that says how many lines were answered, so the client knows where to resume. */
+export interface ShutdownProblem extends Problem {
+  readonly answered: number;
+  readonly retryAfter: number;
+}
 const ITEM_SCHEMAS = CURRENT_OPERATION_IDS.map(itemSchema);
 const ItemSchema = { anyOf: ITEM_SCHEMAS, description: 'An operation: its name in `operation`, beside the fields of its single endpoint’s body' };
 
@@ -71,7 +79,7 @@ const STREAM_EXAMPLE = '{"operation":"isEven","input":4}\n{"operation":"isOdd","
 const documentOnly = () => () => true;
 
 /** The batch and the stream routes, under the prefix they are registered with. */
-export const batchRoutes: FastifyPluginAsync<ManyLimits> = async (app, limits) => {
+export const batchRoutes: FastifyPluginAsync<ManyLimits & { readonly stopping: AbortSignal }> = async (app, limits) => {
   app.post(
     '/batch',
     {
@@ -110,7 +118,9 @@ export const batchRoutes: FastifyPluginAsync<ManyLimits> = async (app, limits) =
           description:
             'NDJSON: each line is one operation, as in a batch; each answer is one line, in order, written as soon as it is known. ' +
             `A malformed line, or one over a limit, gets its problem line and the stream goes on. A line over ${SETTINGS.streamMaxLineBytes.env} is refused unread. ` +
-            `The stream may run for ${SETTINGS.streamTimeoutMs.env} and be silent for ${SETTINGS.streamIdleTimeoutMs.env}; it holds a fixed share of the memory budget.`,
+            `The stream may run for ${SETTINGS.streamTimeoutMs.env} and be silent for ${SETTINGS.streamIdleTimeoutMs.env}; it holds a fixed share of the memory budget. ` +
+            'When the service shuts down, a running stream answers the lines it has read, then ends with a last line: a 503 problem whose `answered` says how many lines were answered ' +
+            '(send the rest again, in a new stream, after `retryAfter` seconds); a new stream then gets 503 with `Retry-After`.',
           tags: ['batch'],
           body: { content: { 'application/x-ndjson': { schema: { type: 'string', description: 'One operation per line', examples: [STREAM_EXAMPLE] } } } },
           response: {
@@ -118,14 +128,18 @@ export const batchRoutes: FastifyPluginAsync<ManyLimits> = async (app, limits) =
               description: 'One answer per line, in order: `{"status":200,"result":…}` or `{"status":400,"problem":…}`',
               content: { 'application/x-ndjson': { schema: { type: 'string', examples: ['{"status":200,"result":{"ret":true}}\n'] } } },
             },
-            ...problemResponses(413, 415, 429, 500, 503),
+            ...problemResponses(400, 413, 415, 429, 500, 503),
           },
         },
       },
       async (request, reply) => {
+        if (limits.stopping.aborted) {
+          reply.header('retry-after', String(SHUTDOWN_RETRY_AFTER_SECONDS));
+          throw new ProblemError(503, LIMIT_TEXTS.shuttingDown);
+        }
         const lines = new LineAnswerer(limits);
         request.operationTally = lines.tally;
-        return reply.type(NDJSON_CONTENT_TYPE).send(Readable.from(answerLines(request.raw, reply.raw, lines, limits), { objectMode: false }));
+        return reply.type(NDJSON_CONTENT_TYPE).send(Readable.from(answerLines(request.raw, reply.raw, lines, limits, limits.stopping), { objectMode: false }));
       },
     );
   });
@@ -136,42 +150,63 @@ export const batchRoutes: FastifyPluginAsync<ManyLimits> = async (app, limits) =
  * it have been taken (Readable.from asks for more only then), so a client that stops reading
  * makes the service stop reading, and the client's own sending stops with it (TCP's window).
  * A stream silent both ways for STREAM_IDLE_TIMEOUT_MS ends, as does one that runs past
- * STREAM_TIMEOUT_MS, which replaces REQUEST_TIMEOUT_MS for it.
+ * STREAM_TIMEOUT_MS, which replaces REQUEST_TIMEOUT_MS for it. When `stopping` aborts (shutdown),
+ * the lines already read are answered and a last line says how many were (`ShutdownProblem`).
  */
-async function* answerLines(request: IncomingMessage, response: ServerResponse, lines: LineAnswerer, limits: ManyLimits): AsyncGenerator<string> {
+async function* answerLines(
+  request: IncomingMessage,
+  response: ServerResponse,
+  lines: LineAnswerer,
+  limits: ManyLimits,
+  stopping: AbortSignal,
+): AsyncGenerator<string> {
   const socket = request.socket;
   const input = request.iterator({ destroyOnReturn: false });
   // Why the stream ends early, once a timeout has fired; `wake` ends a wait for input at once.
   // (A wait races its own promise, never one that lives as long as the stream: a pending promise
   // raced against every chunk would keep every chunk reachable.)
-  let stopReason: string | undefined;
-  let wake: ((reason: string) => void) | undefined;
-  // While an answer waits for the client to take it there is nothing to tell it: the connection closes.
+  // The last line, once a timeout has fired or shutdown has begun.
+  let stopReason: (() => string) | undefined;
+  let wake: ((reason: () => string) => void) | undefined;
+  // While an answer waits for the client to take it there is nothing to tell it of a timeout: the connection closes.
   let waitingForClient = false;
   const ending = (text: string) => () => {
     if (waitingForClient) return void socket.destroy();
-    stopReason = text;
-    wake?.(text);
+    stopReason = () => answerText(problemAnswer(problemOf(408, text)));
+    wake?.(stopReason);
+  };
+  const shutdown = () => {
+    // A client taking an answer now takes the last line after it.
+    stopReason = () => {
+      const problem: ShutdownProblem = {
+        ...problemOf(503, LIMIT_TEXTS.streamShutdown(lines.lines, SHUTDOWN_RETRY_AFTER_SECONDS)),
+        answered: lines.lines,
+        retryAfter: SHUTDOWN_RETRY_AFTER_SECONDS,
+      };
+      return answerText(problemAnswer(problem));
+    };
+    wake?.(stopReason);
   };
   const idle = setTimeout(ending(LIMIT_TEXTS.streamIdle(limits.streamIdleTimeoutMs)), limits.streamIdleTimeoutMs);
   const total = setTimeout(ending(LIMIT_TEXTS.streamTotal(limits.streamTimeoutMs)), limits.streamTimeoutMs);
+  stopping.addEventListener('abort', shutdown);
   exemptFromRequestTimeout(socket, true);
   try {
     for (;;) {
       const next =
         stopReason ??
-        (await new Promise<IteratorResult<unknown> | string>((resolve, reject) => {
+        (await new Promise<IteratorResult<unknown> | (() => string)>((resolve, reject) => {
           wake = resolve;
           input.next().then(resolve, reject);
         }));
       wake = undefined;
-      if (typeof next === 'string') {
+      if (typeof next === 'function') {
         // The rest of the body is not read: the connection closes once the answer is written (lingering, protocol/drain.ts).
         response.once('finish', () => socket.destroySoon());
         // A client that takes no answer will not take this one either: past the idle time the connection closes.
         const giveUp = setTimeout(() => socket.destroy(), limits.streamIdleTimeoutMs);
         response.once('close', () => clearTimeout(giveUp));
-        yield answerText(problemAnswer(problemOf(408, next))) + '\n';
+        yield next() + '\n';
         return;
       }
       if (next.done === true) break;
@@ -190,6 +225,7 @@ async function* answerLines(request: IncomingMessage, response: ServerResponse, 
     if (request.destroyed || socket.destroyed) return;
     throw error;
   } finally {
+    stopping.removeEventListener('abort', shutdown);
     clearTimeout(idle);
     clearTimeout(total);
     exemptFromRequestTimeout(socket, false);
