@@ -71,7 +71,7 @@ function memorySetup(config: Config, limits: ManyLimits, fixedCapacity: number |
   }
   const budget = new MemoryBudget(capacity, Math.floor(capacity * SMALL_REQUEST_SHARE));
   const heapMb = Math.min(4096, Math.max(64, Math.ceil(budget.ceiling(true) / MIB)));
-  const pool = createOffloadPool({ threads, heapMb, limits, maxDepth: config.maxDepth });
+  const pool = createOffloadPool({ threads, heapMb, limits });
   const source = detected === undefined ? 'MEMORY_LIMIT' : detected.source;
   return {
     limit,
@@ -158,7 +158,6 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
     frameworkErrors: (error, _request, reply) => void sendProblem(reply, toProblem(error, config)),
     clientErrorHandler: writeClientError,
   });
-  app.decorateRequest('numberSource', undefined);
   app.decorateRequest('bodyBytes', 0);
   const lifecycle = createLifecycle();
   app.decorate('lifecycle', lifecycle);
@@ -192,7 +191,7 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
 
   // JSON is the only media type taken (docs/behaviour.md): Fastify's text/plain parser goes too.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, jsonBodyParser(config.maxDepth, config.offloadBodyBytes));
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, jsonBodyParser);
 
   app.setErrorHandler(problemErrorHandler(config));
   app.setNotFoundHandler(async (request, reply) =>
@@ -201,7 +200,6 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
   await protect(app, config);
   admitByMemory(app, {
     budget: memory.budget,
-    pool: memory.pool,
     memoryLimit: memory.limit,
     bodyLimit: config.bodyLimit,
     offloadBodyBytes: config.offloadBodyBytes,
@@ -212,11 +210,12 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
   const routes = recordRoutes(app);
   await registerOpenApi(app, prefix, config.securityHeaders === 'on');
   registerProbes(app, lifecycle, metrics);
-  await app.register(operationRoutes, { prefix, ...limits });
-  await app.register(batchRoutes, { prefix, ...limits, stopping: lifecycle.stopping });
+  const answering = { limits, offloadBodyBytes: config.offloadBodyBytes, pool: memory.pool };
+  await app.register(operationRoutes, { prefix, ...answering });
+  await app.register(batchRoutes, { prefix, ...answering, stopping: lifecycle.stopping });
   if (config.legacyRoutes === 'on') {
     markLegacyResponses(app, config, prefix);
-    await app.register(legacyRoutes, { ...limits, successorPrefix: prefix });
+    await app.register(legacyRoutes, { ...answering, successorPrefix: prefix });
   }
   answerOtherMethods(app, routes, config.corsOrigins);
   return app;

@@ -2,8 +2,6 @@ import type { FastifyInstance, FastifyReply, onRequestHookHandler, preValidation
 import { Counter, type Metric } from 'prom-client';
 import type { Tally } from '../operations/batch-items.js';
 import type { OperationId } from '../operations/operation-table.js';
-import { JSON_CONTENT_TYPE, LargeBody } from '../protocol/json-body.js';
-import type { OffloadPool } from './offload-pool.js';
 import { MemoryBudget, type Reservation } from './budget.js';
 import { estimatePeakBytes, type AdmittedRoute } from './estimates.js';
 import { ProblemError, problemOf, sendProblem } from '../problem.js';
@@ -35,8 +33,6 @@ function release(this: HeldResponse): void {
 
 export interface AdmissionOptions {
   readonly budget: MemoryBudget;
-  /** The worker threads that answer bodies over `offloadBodyBytes`. */
-  readonly pool: OffloadPool;
   /** The process's share of MEMORY_LIMIT, for the messages. */
   readonly memoryLimit: number;
   readonly bodyLimit: number;
@@ -98,37 +94,26 @@ export function admitByMemory(app: FastifyInstance, options: AdmissionOptions): 
       if (!(reserved instanceof Promise)) return admitted(reserved);
       reserved.then(admitted, () => refuseForNow(reply, retryAfter));
     };
-  // Once the body has arrived: its reservation comes down to what its real size needs, or the
+  // Once the body has arrived, its reservation comes down to what its real size needs, or the
   // request is refused when that is more than a request can ever have (a chunked body, admitted
-  // before its size was known). A large body is then answered by the pool, which parses,
-  // validates and answers it off the event loop; sending its answer here ends the request before
-  // validation and the handler, which are the event loop's way of answering.
-  const settleAndOffload =
+  // before its size was known).
+  const settle =
     (operation: Exclude<AdmittedRoute, 'stream'>): preValidationHookHandler =>
-    (request, reply, done) => {
-      const body = request.body;
-      const large = body instanceof LargeBody;
+    (request, _reply, done) => {
       const { reservation } = request;
-      if (reservation !== undefined) {
-        const bytes = estimatePeakBytes(operation, request.bodyBytes, large);
-        if (bytes > budget.ceiling(large)) return done(new ProblemError(413, neverFits(bytes, request.bodyBytes, options).detail));
-        reservation.shrink(bytes);
-      }
-      if (!large) return done();
-      options.pool.answer(operation, body.bytes).then(
-        ({ json, tally }) => {
-          request.operationTally = tally;
-          reply.type(JSON_CONTENT_TYPE).send(json);
-        },
-        (error: Error) => done(error),
-      );
+      if (reservation === undefined) return done();
+      const large = request.bodyBytes > offloadBodyBytes;
+      const bytes = estimatePeakBytes(operation, request.bodyBytes, large);
+      if (bytes > budget.ceiling(large)) return done(new ProblemError(413, neverFits(bytes, request.bodyBytes, options).detail));
+      reservation.shrink(bytes);
+      done();
     };
   app.addHook('onRoute', (route) => {
     const operation = route.config?.operation;
     if (operation === undefined) return;
     route.onRequest = [...[route.onRequest ?? []].flat(), admitFor(operation)];
     // A stream's reservation is fixed, and its lines are answered as they come (stream-route.ts).
-    if (operation !== 'stream') route.preValidation = [...[route.preValidation ?? []].flat(), settleAndOffload(operation)];
+    if (operation !== 'stream') route.preValidation = [...[route.preValidation ?? []].flat(), settle(operation)];
   });
 }
 

@@ -20,7 +20,6 @@ export interface OffloadPoolOptions {
   /** Each thread's V8 old-generation limit, so that it collects before the process passes MEMORY_LIMIT. */
   readonly heapMb: number;
   readonly limits: BatchLimits;
-  readonly maxDepth: number;
 }
 
 // Under tsx (tests, `npm run dev`) the worker is the TypeScript source; built, it is the .js beside this file.
@@ -63,10 +62,7 @@ export function createOffloadPool(options: OffloadPoolOptions): OffloadPool {
       const bytes = ownBuffer(body);
       let outcome: PoolOutcome | null;
       try {
-        outcome = await started().run(
-          { operation, bytes, limits: options.limits, maxDepth: options.maxDepth },
-          { transferList: [bytes.buffer as ArrayBuffer] },
-        );
+        outcome = await started().run({ operation, bytes, limits: options.limits }, { transferList: [bytes.buffer as ArrayBuffer] });
       } catch {
         // The thread ran out of its heap (or died): the estimate was short. Another try may fit.
         throw new ProblemError(503, LIMIT_TEXTS.memoryInThread, undefined, {

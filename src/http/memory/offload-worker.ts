@@ -1,8 +1,7 @@
 import { move } from 'piscina';
 import { JsonText, OPERATIONS, type OperationId } from '../operations/operation-table.js';
-import { parseJsonBody } from '../protocol/json-body.js';
-import { ProblemError, problemOf, validationProblem, type Problem } from '../problem.js';
-import { compileBodyValidator, type BodyValidator } from '../operations/validation.js';
+import { ProblemError, problemOf, type Problem } from '../problem.js';
+import { runBody } from '../../engine/run.js';
 import { answerBatch, type BatchLimits } from '../operations/batch.js';
 import type { Tally } from '../operations/batch-items.js';
 
@@ -17,7 +16,6 @@ export interface OffloadTask {
   /** The body; its buffer is transferred here, not copied. */
   readonly bytes: Uint8Array;
   readonly limits: BatchLimits;
-  readonly maxDepth: number;
 }
 
 /** The answer's bytes (and for a batch, its operations by operation and status), or the problem. */
@@ -26,22 +24,14 @@ export type OffloadOutcome = { readonly json: Uint8Array; readonly tally?: Tally
 /** What the pool hands back: the answer's bytes (transferred), a batch's answer, or the problem. */
 export type PoolOutcome = Uint8Array | OffloadOutcome;
 
-const validators = new Map<OperationId, BodyValidator>();
-
-function validatorFor(operation: OperationId): BodyValidator {
-  let validate = validators.get(operation);
-  if (validate === undefined) {
-    validate = compileBodyValidator(OPERATIONS[operation].body);
-    validators.set(operation, validate);
-  }
-  return validate;
-}
-
 const encoder = new TextEncoder();
 
 /**
- * What the route would answer for this body: parse, validate, answer, serialize; a refusal as
- * its problem. Runs anywhere; the worker threads call it, and so does the memory measurement.
+ * What the route would answer for this body, serialized; a refusal as its problem. Runs
+ * anywhere; the worker threads call it, and so does the memory measurement.
+ *
+ * @example
+ * answerBody({ operation: 'isEven', bytes: Buffer.from('{"input":4}'), limits }) //=> { json: <{"ret":true}> }
  */
 export function answerBody(task: OffloadTask): OffloadOutcome {
   if (task.operation === 'batch') {
@@ -53,18 +43,10 @@ export function answerBody(task: OffloadTask): OffloadOutcome {
       throw error;
     }
   }
-  const definition = OPERATIONS[task.operation];
-  try {
-    const { body, numberSource } = parseJsonBody(task.bytes, task.maxDepth, definition.numberField);
-    const validate = validatorFor(task.operation);
-    if (!validate(body)) return { problem: validationProblem(validate.errors ?? []) };
-    const answer = (definition.answer as (body: unknown, context: object) => object | JsonText)(body, { limits: task.limits, numberSource });
-    // TextEncoder gives a buffer of its own, safe to transfer (Buffer.from may share a pool).
-    return { json: encoder.encode(answer instanceof JsonText ? answer.text : JSON.stringify(answer)) };
-  } catch (error) {
-    if (error instanceof ProblemError) return { problem: problemOf(error.status, error.message, error.errors) };
-    throw error;
-  }
+  const outcome = runBody(OPERATIONS[task.operation], task.bytes, task.limits);
+  if (!('result' in outcome)) return { problem: outcome.problem };
+  // TextEncoder gives a buffer of its own, safe to transfer (Buffer.from may share a pool).
+  return { json: encoder.encode(outcome.result instanceof JsonText ? outcome.result.text : JSON.stringify(outcome.result)) };
 }
 
 /** The pool's task: `null` only starts the thread (OffloadPool.warm). */

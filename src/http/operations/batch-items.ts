@@ -2,7 +2,8 @@ import type { TSchema } from 'typebox';
 import { CURRENT_OPERATION_IDS, OPERATIONS, type CurrentOperationId, type Operation } from './operation-table.js';
 import type { Limits } from './field-rules.js';
 import { compileBodyValidator, type BodyValidator } from './validation.js';
-import { fieldProblem, ProblemError, problemOf, validationProblem, type FieldError, type Problem } from '../problem.js';
+import { fieldProblem, ProblemError, problemOf, type FieldError, type Problem } from '../problem.js';
+import { problemOutcome, runValue } from '../../engine/run.js';
 
 /**
  * One operation of a batch or of a stream (batch.ts, line-stream.ts): an object naming a current
@@ -104,22 +105,19 @@ export function hasNumberToRead(item: unknown): boolean {
  * answerItem({ operation: 'isOdd', input: 7 }, undefined, limits) //=> { status: 200, result: { ret: true } }
  */
 export function answerItem(item: unknown, numberSource: string | undefined, limits: Limits): ItemAnswer {
+  let id: CurrentOperationId;
   try {
-    const id = operationOf(item);
-    const validate = validatorFor(id);
-    if (!validate(item)) return problemAnswer(validationProblem(validate.errors ?? [], 'the item'));
-    // Only legacy operations answer JsonText, and no item names one.
-    return { status: 200, result: (OPERATIONS[id] as Operation).answer(item, { limits, numberSource }) };
+    id = operationOf(item);
   } catch (error) {
     if (error instanceof ProblemError) return problemAnswer(problemOf(error.status, error.message, error.errors));
     throw error;
   }
+  // Only legacy operations answer JsonText, and no item names one.
+  return runValue(OPERATIONS[id], item, numberSource, limits, validatorFor(id), 'the item');
 }
 
 /** The answer for a problem found about an item as a whole (too deep, too long) before it was read. */
-export function problemAnswer(problem: Problem): ItemAnswer {
-  return { status: problem.status, problem };
-}
+export const problemAnswer: (problem: Problem) => ItemAnswer = problemOutcome;
 
 const BODY = 'The request body';
 

@@ -7,6 +7,7 @@ import { answerText, itemSchema, problemAnswer } from './batch-items.js';
 import { answerBatch, type BatchLimits } from './batch.js';
 import { LineAnswerer, type StreamLimits } from './line-stream.js';
 import { jsonResponse, ProblemSchema, problemResponses } from './schemas.js';
+import { documentOnly, type Answering } from './routes.js';
 import { JSON_CONTENT_TYPE } from '../protocol/json-body.js';
 import { exemptFromRequestTimeout } from '../protocol/request-timeout.js';
 import { problemOf, ProblemError, type Problem } from '../problem.js';
@@ -74,12 +75,9 @@ const BatchAnswerSchema = Type.Object({ answers: Type.Array(AnswerSchema, { desc
 
 const STREAM_EXAMPLE = '{"operation":"isEven","input":4}\n{"operation":"isOdd","input":"x"}\n';
 
-// The bodies are read by the handlers themselves (a batch from its bytes, a stream as it comes):
-// the schemas document them, and each operation is validated by its own schema (batch-items.ts).
-const documentOnly = () => () => true;
-
 /** The batch and the stream routes, under the prefix they are registered with. */
-export const batchRoutes: FastifyPluginAsync<ManyLimits & { readonly stopping: AbortSignal }> = async (app, limits) => {
+export const batchRoutes: FastifyPluginAsync<Answering & { readonly limits: ManyLimits; readonly stopping: AbortSignal }> = async (app, answering) => {
+  const { limits } = answering;
   app.post(
     '/batch',
     {
@@ -97,7 +95,14 @@ export const batchRoutes: FastifyPluginAsync<ManyLimits & { readonly stopping: A
       },
     },
     async (request, reply) => {
-      const { text, tally } = answerBatch(request.body as Buffer, limits);
+      // No body at all is an empty one: "The request body is empty; it must be …".
+      const bytes = (request.body as Buffer | undefined) ?? Buffer.alloc(0);
+      if (bytes.length > answering.offloadBodyBytes) {
+        const { json, tally } = await answering.pool.answer('batch', bytes);
+        request.operationTally = tally;
+        return reply.type(JSON_CONTENT_TYPE).send(json);
+      }
+      const { text, tally } = answerBatch(bytes, limits);
       request.operationTally = tally;
       return reply.type(JSON_CONTENT_TYPE).send(text);
     },
@@ -133,13 +138,15 @@ export const batchRoutes: FastifyPluginAsync<ManyLimits & { readonly stopping: A
         },
       },
       async (request, reply) => {
-        if (limits.stopping.aborted) {
+        if (answering.stopping.aborted) {
           reply.header('retry-after', String(SHUTDOWN_RETRY_AFTER_SECONDS));
           throw new ProblemError(503, LIMIT_TEXTS.shuttingDown);
         }
         const lines = new LineAnswerer(limits);
         request.operationTally = lines.tally;
-        return reply.type(NDJSON_CONTENT_TYPE).send(Readable.from(answerLines(request.raw, reply.raw, lines, limits, limits.stopping), { objectMode: false }));
+        return reply
+          .type(NDJSON_CONTENT_TYPE)
+          .send(Readable.from(answerLines(request.raw, reply.raw, lines, limits, answering.stopping), { objectMode: false }));
       },
     );
   });

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { answerItem, answerText, count, hasNumberToRead, numberFieldOf, problemAnswer, rootedAt, type ItemAnswer, type Tally } from './batch-items.js';
 import type { Limits } from './field-rules.js';
 import { compileBodyValidator } from './validation.js';
-import { decodeUtf8Body, parseJsonText, pointerOfKey } from '../protocol/json-body.js';
+import { decodeUtf8Body, parseJsonText, pointerOfKey, withNumberSources } from '../../engine/json-text.js';
 import { EXPECTED, fieldProblem, problemOf, ProblemError, validationProblem } from '../problem.js';
 import { LIMIT_TEXTS } from '../limit-texts.js';
 
@@ -47,12 +47,12 @@ export function answerBatch(bytes: Uint8Array, limits: BatchLimits): BatchAnswer
   // An item's body is as deep in the batch as the levels above it (the batch object, `operations`).
   const tooDeep = deepItems(bytes, 1 + ITEM_DEPTH + limits.maxDepth);
   if (tooDeep.ranges.length > 0) text = withRangesBlanked(bytes, tooDeep.ranges);
-  let body = parseJsonText(text, undefined);
-  // Parity numbers are read from their source text when JSON.parse may have rounded one: the
-  // batch is parsed again, slower, only when it has a number with a fraction, an exponent or 16
-  // digits or more (anything else is an integer a double holds exactly).
-  let sources: Map<object, string> | undefined;
-  if (MAY_ROUND.test(text) && isBatch(body) && body.operations.some(hasNumberToRead)) [body, sources] = withNumberSources(text);
+  const { value: body, sources } = withNumberSources(
+    text,
+    parseJsonText(text, undefined),
+    (batch) => isBatch(batch) && batch.operations.some(hasNumberToRead),
+    numberFieldOf,
+  );
   if (!validateEnvelope(body)) {
     const problem = validationProblem(validateEnvelope.errors ?? []);
     throw new ProblemError(400, problem.detail, problem.errors);
@@ -82,21 +82,8 @@ function tooDeepAnswer(pointer: string, maxDepth: number): ItemAnswer {
   return problemAnswer(problemOf(413, problem.message, problem.errors));
 }
 
-const MAY_ROUND = /\d[.eE]|\d{16}/;
-
 function isBatch(body: unknown): body is { operations: unknown[] } {
   return typeof body === 'object' && body !== null && Array.isArray((body as { operations?: unknown }).operations);
-}
-
-/** The batch parsed again, with each object holding a parity number that JSON.parse rounds, and the number's source text. */
-function withNumberSources(text: string): [unknown, Map<object, string>] {
-  const sources = new Map<object, string>();
-  // The reviver's third argument (JSON.parse source text access, V8 11.4; every Node.js this runs on).
-  const body = JSON.parse(text, function (this: object, key: string, value: unknown, context?: { source?: string }) {
-    if (typeof value === 'number' && context?.source !== undefined && key === numberFieldOf(this)) sources.set(this, context.source);
-    return value;
-  } as (key: string, value: unknown) => unknown) as unknown;
-  return [body, sources];
 }
 
 const QUOTE = 0x22;

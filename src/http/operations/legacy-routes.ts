@@ -1,9 +1,8 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { SETTINGS, type Config } from '../../config.js';
 import { addRouteHeaders } from '../protocol/route-headers.js';
-import type { Limits } from './field-rules.js';
 import { LEGACY_OPERATION_IDS, OPERATIONS, type LegacyForm, type Operation } from './operation-table.js';
-import { postOperation, resultResponse } from './routes.js';
+import { postOperation, resultResponse, type Answering } from './routes.js';
 
 /**
  * The earlier revision (docs/behaviour.md §4): root paths, old field names, old response shapes.
@@ -39,12 +38,12 @@ const LEGACY_RESPONSE_HEADERS = {
   Sunset: { type: 'string', description: `RFC 8594: when this route goes away (only when ${SETTINGS.legacySunset.env} is set)` },
 };
 
-export const legacyRoutes: FastifyPluginAsync<Limits & { successorPrefix: string }> = async (app, options) => {
-  const { successorPrefix, ...limits } = options;
+export const legacyRoutes: FastifyPluginAsync<Answering & { successorPrefix: string }> = async (app, options) => {
+  const { successorPrefix, ...answering } = options;
   for (const id of LEGACY_OPERATION_IDS) {
     const operation = OPERATIONS[id] as Operation;
     const successor = withPrefix((operation.legacy as LegacyForm).successor, successorPrefix);
-    postOperation(app, id, limits, {
+    postOperation(app, id, answering, {
       response200: { ...resultResponse(operation), headers: LEGACY_RESPONSE_HEADERS },
       extra: {
         description: `${operation.description} Use \`POST ${successor}\` instead; the response says so in its \`Deprecation\` and \`Link\` headers.`,

@@ -1,6 +1,6 @@
-import { answerItem, answerText, count, numberFieldOf, problemAnswer, rootedAt, type ItemAnswer, type Tally } from './batch-items.js';
+import { answerItem, answerText, count, hasNumberToRead, numberFieldOf, problemAnswer, rootedAt, type ItemAnswer, type Tally } from './batch-items.js';
 import type { Limits } from './field-rules.js';
-import { decodeUtf8Body, memberSourceText, parseJsonText } from '../protocol/json-body.js';
+import { decodeUtf8Body, parseJsonText, withNumberSources } from '../../engine/json-text.js';
 import { fieldProblem, ProblemError, problemOf } from '../problem.js';
 import { LIMIT_TEXTS } from '../limit-texts.js';
 
@@ -31,15 +31,13 @@ export const ANSWER_PIECE_CHARS = 64 * 1024;
  */
 export function answerLine(bytes: Uint8Array, limits: StreamLimits, tally: Tally = {}): ItemAnswer {
   let item: unknown;
-  let numberSource: string | undefined;
   let answer: ItemAnswer;
   try {
     const end = bytes[bytes.length - 1] === CARRIAGE_RETURN ? bytes.length - 1 : bytes.length;
     const text = decodeUtf8Body(bytes.subarray(0, end), ITEM);
-    item = parseJsonText(text, limits.maxDepth, bytes);
-    const field = numberFieldOf(item);
-    if (field !== undefined && typeof (item as Record<string, unknown>)[field] === 'number') numberSource = memberSourceText(text, field);
-    answer = answerItem(item, numberSource, limits);
+    const { value, sources } = withNumberSources(text, parseJsonText(text, limits.maxDepth, bytes), hasNumberToRead, numberFieldOf);
+    item = value;
+    answer = answerItem(item, sources?.get(item as object), limits);
   } catch (error) {
     if (!(error instanceof ProblemError)) throw error;
     answer = problemAnswer(problemOf(error.status, error.message, error.errors));

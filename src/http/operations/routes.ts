@@ -1,9 +1,19 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, RouteShorthandOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Limits } from './field-rules.js';
 import { CURRENT_OPERATION_IDS, JsonText, OPERATIONS, type Operation, type OperationId } from './operation-table.js';
+import type { BatchLimits } from './batch.js';
 import { JSON_CONTENT_TYPE } from '../protocol/json-body.js';
 import { jsonResponse, NumberParamsSchema, problemResponses } from './schemas.js';
+import { sendProblem } from '../problem.js';
+import type { OffloadPool } from '../memory/offload-pool.js';
+import { runBody, runPathValue, type Outcome } from '../../engine/run.js';
+
+/** What the routes answer with: the limits, and the worker threads for bodies over `offloadBodyBytes`. */
+export interface Answering {
+  readonly limits: BatchLimits;
+  readonly offloadBodyBytes: number;
+  readonly pool: OffloadPool;
+}
 
 /**
  * Route option for results of any size: native JSON.stringify writes a large array of strings or
@@ -12,23 +22,30 @@ import { jsonResponse, NumberParamsSchema, problemResponses } from './schemas.js
  */
 const serializeNatively = { serializerCompiler: () => (data: unknown) => JSON.stringify(data) };
 
-/** Sends an operation's answer: JSON text as it is, an object through the route's serializer. */
-function sendAnswer(reply: FastifyReply, answer: object | JsonText): FastifyReply | object {
-  return answer instanceof JsonText ? reply.type(JSON_CONTENT_TYPE).send(answer.text) : answer;
+/** The body is read by the engine (engine/run.ts), with the same schema: Fastify's validator only documents it. */
+export const documentOnly = () => () => true;
+
+/** Sends an outcome: a problem, JSON text as it is, or an object through the route's serializer. */
+export function sendOutcome(reply: FastifyReply, outcome: Outcome): FastifyReply | object {
+  if (!('result' in outcome)) return sendProblem(reply, outcome.problem);
+  return outcome.result instanceof JsonText ? reply.type(JSON_CONTENT_TYPE).send(outcome.result.text) : outcome.result;
 }
 
 /** The 200 response of an operation, as the route's schema and the OpenAPI document give it. */
 export const resultResponse = (operation: Operation) => jsonResponse(operation.resultDescription, operation.result);
 
 /**
- * Registers `POST <path>` for an operation of the table: its id in the route's config (admission,
- * offloading, the number source), its body schema, its documented answers, and its answer.
+ * Registers `POST <path>` for an operation of the table: the operation in the route's config
+ * (admission, metrics), its documented body and answers, and a handler that runs it on the body's
+ * bytes, on the event loop or, over `offloadBodyBytes`, in the worker threads.
  */
-export function postOperation(app: FastifyInstance, id: OperationId, limits: Limits, schema: { response200: object; extra?: object }): void {
+export function postOperation(app: FastifyInstance, id: OperationId, answering: Answering, schema: { response200: object; extra?: object }): void {
   const operation = OPERATIONS[id] as Operation;
+  const { limits, offloadBodyBytes, pool } = answering;
   const options: RouteShorthandOptions = {
     ...(operation.largeResult === true ? serializeNatively : {}),
     config: { operation: id },
+    validatorCompiler: documentOnly,
     schema: {
       operationId: id,
       summary: operation.summary,
@@ -39,16 +56,18 @@ export function postOperation(app: FastifyInstance, id: OperationId, limits: Lim
       response: { 200: schema.response200, ...problemResponses(...operation.errors) },
     },
   };
-  app
-    .withTypeProvider<TypeBoxTypeProvider>()
-    .post(operation.path, options, async (request, reply) => sendAnswer(reply, operation.answer(request.body, { limits, numberSource: request.numberSource })));
+  app.post(operation.path, options, async (request, reply) => {
+    const bytes = request.body as Buffer | undefined;
+    if (bytes !== undefined && bytes.length > offloadBodyBytes) return reply.type(JSON_CONTENT_TYPE).send((await pool.answer(id, bytes)).json);
+    return sendOutcome(reply, runBody(operation, bytes, limits));
+  });
 }
 
 /** The current operations (docs/behaviour.md §2), under the prefix they are registered with: one POST each, and a GET where the table has a path form. */
-export const operationRoutes: FastifyPluginAsync<Limits> = async (app, limits) => {
+export const operationRoutes: FastifyPluginAsync<Answering> = async (app, answering) => {
   for (const id of CURRENT_OPERATION_IDS) {
     const operation = OPERATIONS[id] as Operation;
-    postOperation(app, id, limits, { response200: resultResponse(operation) });
+    postOperation(app, id, answering, { response200: resultResponse(operation) });
     const byPath = operation.byPath;
     if (byPath === undefined) continue;
     app.withTypeProvider<TypeBoxTypeProvider>().get(
@@ -64,7 +83,7 @@ export const operationRoutes: FastifyPluginAsync<Limits> = async (app, limits) =
           response: { 200: resultResponse(operation), ...problemResponses(...byPath.errors) },
         },
       },
-      async (request) => byPath.answer(request.params.number, limits),
+      async (request, reply) => sendOutcome(reply, runPathValue(operation, request.params.number, answering.limits)),
     );
   }
 };
