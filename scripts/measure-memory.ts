@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { OPERATIONS, type OperationId } from '../src/http/operations/operation-table.js';
+import { OPERATIONS, type OperationId } from '../src/operations/index.js';
 import { PEAK_BYTES_PER_BODY_BYTE, estimatePeakBytes } from '../src/http/memory/estimates.js';
 import { SHAPES_OF } from './memory-shapes.js';
 

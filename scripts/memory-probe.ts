@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { DEFAULT_CONFIG } from '../src/config.js';
-import type { OperationId } from '../src/http/operations/operation-table.js';
+import type { OperationId } from '../src/operations/index.js';
 import { THREAD_RESOURCE_LIMITS } from '../src/http/memory/offload-pool.js';
 import { answerBody } from '../src/http/memory/offload-worker.js';
 import { bodyOfShape } from './memory-shapes.js';

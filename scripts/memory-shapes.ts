@@ -1,4 +1,4 @@
-import type { OperationId } from '../src/http/operations/operation-table.js';
+import type { OperationId } from '../src/operations/index.js';
 
 /**
  * Request bodies of a given size that cost each operation the most memory per byte: many small

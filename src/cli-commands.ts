@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { collatorFor, InputError, isEven, isNumber, isOdd, sort, stringSplit, toString, type JsonValue } from './core/index.js';
-import { CURRENT_OPERATION_IDS, type CurrentOperationId } from './http/operations/operation-table.js';
+import { CURRENT_OPERATION_IDS, type CurrentOperationId } from './operations/index.js';
 
 /** A command line the `json-utility` command cannot run: exit code 2 and the help. */
 export class UsageError extends Error {}

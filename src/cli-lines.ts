@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import { createInterface } from 'node:readline';
 import type { CommandForm } from './cli-commands.js';
 import { DEFAULT_CONFIG } from './config.js';
-import { LineAnswerer } from './http/operations/line-stream.js';
+import { LineAnswerer } from './engine/line-stream.js';
 
 type Flags = Record<string, string | boolean | undefined>;
 

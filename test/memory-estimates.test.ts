@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { OPERATIONS, type OperationId } from '../src/http/operations/operation-table.js';
+import { OPERATIONS, type OperationId } from '../src/operations/index.js';
 import { estimatePeakBytes } from '../src/http/memory/estimates.js';
 import { measurePeak } from '../scripts/measure-memory.js';
 import { SHAPES_OF } from '../scripts/memory-shapes.js';

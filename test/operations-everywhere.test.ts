@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { buildApp } from '../src/app.js';
 import { COMMANDS } from '../src/cli-commands.js';
 import { OPERATIONS as CLIENT_OPERATIONS } from '../src/client/operations.generated.js';
-import { CURRENT_OPERATION_IDS, LEGACY_OPERATION_IDS, OPERATIONS, type Operation } from '../src/http/operations/operation-table.js';
+import { CURRENT_OPERATION_IDS, LEGACY_OPERATION_IDS, OPERATIONS, type Operation } from '../src/operations/index.js';
 
 // README, "Adding an operation": one declaration in src/http/operations.ts reaches all of these.
 

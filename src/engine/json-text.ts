@@ -1,6 +1,6 @@
 import { toJsonPointer } from '../core/index.js';
-import { fieldProblem, ProblemError } from '../http/problem.js';
-import { LIMIT_TEXTS } from '../http/limit-texts.js';
+import { fieldProblem, ProblemError } from '../operations/problem.js';
+import { LIMIT_TEXTS } from '../operations/limit-texts.js';
 
 /**
  * A request's JSON text, read once for every way of running an operation (engine/run.ts): UTF-8

@@ -1,8 +1,8 @@
 import { decodeUtf8Body, parseJsonText, withNumberSources } from './json-text.js';
-import { JsonText, type Operation } from '../http/operations/operation-table.js';
-import type { Limits } from '../http/operations/field-rules.js';
-import { compileBodyValidator, type BodyValidator } from '../http/operations/validation.js';
-import { ProblemError, problemOf, validationProblem, type Problem } from '../http/problem.js';
+import { JsonText, type Operation } from '../operations/index.js';
+import type { Limits } from '../operations/field-rules.js';
+import { compileBodyValidator, type BodyValidator } from './validation.js';
+import { ProblemError, problemOf, validationProblem, type Problem } from '../operations/problem.js';
 
 /**
  * The one way an operation is run, whoever asks: the single route, a worker thread, a batch item,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { CURRENT_OPERATION_IDS } from '../../src/http/operations/operation-table.js';
+import { CURRENT_OPERATION_IDS } from '../../src/operations/index.js';
 import { build, post } from './helper.js';
 
 // Issue 27: an operation answers the same alone, in a batch and in a stream; problems differ only

@@ -5,7 +5,7 @@ import { connect } from 'node:net';
 import { describe, test } from 'node:test';
 import { DEFAULT_CONFIG } from '../../src/config.js';
 import { buildApp } from '../../src/app.js';
-import { CLIENT_ERROR_CLOSE_MS } from '../../src/http/problem.js';
+import { CLIENT_ERROR_CLOSE_MS } from '../../src/http/problem-responses.js';
 import { assertOk, assertProblem, build, post } from './helper.js';
 
 const nested = (depth: number): string => '['.repeat(depth) + ']'.repeat(depth);

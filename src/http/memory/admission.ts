@@ -1,11 +1,12 @@
 import type { FastifyInstance, FastifyReply, onRequestHookHandler, preValidationHookHandler } from 'fastify';
 import { Counter, type Metric } from 'prom-client';
-import type { Tally } from '../operations/batch-items.js';
-import type { OperationId } from '../operations/operation-table.js';
+import type { Tally } from '../../engine/items.js';
+import type { OperationId } from '../../operations/index.js';
 import { MemoryBudget, type Reservation } from './budget.js';
 import { estimatePeakBytes, type AdmittedRoute } from './estimates.js';
-import { ProblemError, problemOf, sendProblem } from '../problem.js';
-import { LIMIT_TEXTS } from '../limit-texts.js';
+import { ProblemError, problemOf } from '../../operations/problem.js';
+import { sendProblem } from '../problem-responses.js';
+import { LIMIT_TEXTS } from '../../operations/limit-texts.js';
 import { SETTINGS } from '../../config.js';
 import { counterOf, gaugeOf } from '../observability/metrics.js';
 

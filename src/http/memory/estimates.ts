@@ -1,5 +1,5 @@
-import { OPERATIONS, type OperationId, type MemoryProfile } from '../operations/operation-table.js';
-import type { ManyForm } from '../operations/batch-items.js';
+import { OPERATIONS, type OperationId, type MemoryProfile } from '../../operations/index.js';
+import type { ManyForm } from '../../engine/items.js';
 
 /**
  * Peak memory of answering a body, per byte of body, for each kind of operation: measured by

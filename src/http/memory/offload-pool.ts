@@ -1,10 +1,10 @@
 import { Piscina } from 'piscina';
-import type { OperationId } from '../operations/operation-table.js';
-import type { Tally } from '../operations/batch-items.js';
-import type { BatchLimits } from '../operations/batch.js';
+import type { OperationId } from '../../operations/index.js';
+import type { Tally } from '../../engine/items.js';
+import type { BatchLimits } from '../../engine/batch.js';
 import type { OffloadTask, PoolOutcome } from './offload-worker.js';
-import { ProblemError } from '../problem.js';
-import { LIMIT_TEXTS } from '../limit-texts.js';
+import { ProblemError } from '../../operations/problem.js';
+import { LIMIT_TEXTS } from '../../operations/limit-texts.js';
 
 export interface OffloadPool {
   /** The JSON bytes of the answer for this body (with a batch's tally), or a `ProblemError` with the problem the route would have answered. */

@@ -1,9 +1,9 @@
 import { move } from 'piscina';
-import { JsonText, OPERATIONS, type OperationId } from '../operations/operation-table.js';
-import { ProblemError, problemOf, type Problem } from '../problem.js';
+import { JsonText, OPERATIONS, type OperationId } from '../../operations/index.js';
+import { ProblemError, problemOf, type Problem } from '../../operations/problem.js';
 import { runBody } from '../../engine/run.js';
-import { answerBatch, type BatchLimits } from '../operations/batch.js';
-import type { Tally } from '../operations/batch-items.js';
+import { answerBatch, type BatchLimits } from '../../engine/batch.js';
+import type { Tally } from '../../engine/items.js';
 
 /**
  * A worker thread of the offload pool (offload-pool.ts): it answers one large body at a time, from

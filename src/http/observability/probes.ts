@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { HttpMetrics } from './metrics.js';
-import { problemOf, sendProblem } from '../problem.js';
+import { problemOf } from '../../operations/problem.js';
+import { sendProblem } from '../problem-responses.js';
 
 /** What the process tells its probes and its streams: `ready` is cleared and `stopping` aborted when shutdown begins. */
 export interface Lifecycle {

@@ -2,16 +2,16 @@ import { Readable } from 'node:stream';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type, type TSchema } from 'typebox';
-import { CURRENT_OPERATION_IDS } from './operation-table.js';
-import { answerText, itemSchema, problemAnswer } from './batch-items.js';
-import { answerBatch, type BatchLimits } from './batch.js';
-import { LineAnswerer, type StreamLimits } from './line-stream.js';
+import { CURRENT_OPERATION_IDS } from '../../operations/index.js';
+import { answerText, itemSchema, problemAnswer } from '../../engine/items.js';
+import { answerBatch, type BatchLimits } from '../../engine/batch.js';
+import { LineAnswerer, type StreamLimits } from '../../engine/line-stream.js';
 import { jsonResponse, ProblemSchema, problemResponses } from './schemas.js';
 import { documentOnly, type Answering } from './routes.js';
 import { JSON_CONTENT_TYPE } from '../protocol/json-body.js';
 import { exemptFromRequestTimeout } from '../protocol/request-timeout.js';
-import { problemOf, ProblemError, type Problem } from '../problem.js';
-import { LIMIT_TEXTS } from '../limit-texts.js';
+import { problemOf, ProblemError, type Problem } from '../../operations/problem.js';
+import { LIMIT_TEXTS } from '../../operations/limit-texts.js';
 import { SETTINGS } from '../../config.js';
 
 /**

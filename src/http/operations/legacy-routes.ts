@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { SETTINGS, type Config } from '../../config.js';
 import { addRouteHeaders } from '../protocol/route-headers.js';
-import { LEGACY_OPERATION_IDS, OPERATIONS, type LegacyForm, type Operation } from './operation-table.js';
+import { LEGACY_OPERATION_IDS, OPERATIONS, type LegacyForm, type Operation } from '../../operations/index.js';
 import { postOperation, resultResponse, type Answering } from './routes.js';
 
 /**
  * The earlier revision (docs/behaviour.md §4): root paths, old field names, old response shapes.
- * Each is an operation of the table (operation-table.ts) with a `legacy` form; the routes, their
+ * Each is an operation of the table (src/operations) with a `legacy` form; the routes, their
  * headers and the migration table of docs/earlier-revision.md all come from it.
  */
 export const LEGACY_ROUTES: ReadonlyArray<LegacyForm & { path: string }> = LEGACY_OPERATION_IDS.map((id) => ({

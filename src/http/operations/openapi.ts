@@ -3,7 +3,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import helmet from '@fastify/helmet';
 import { DOCS_HELMET_OPTIONS } from '../protocol/protection.js';
-import { TAGS } from './operation-table.js';
+import { TAGS } from '../../operations/index.js';
 
 /** Where the current operations live unless `buildApp` is given another prefix. */
 export const DEFAULT_PREFIX = '/api';

@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, RouteShorthandOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { CURRENT_OPERATION_IDS, JsonText, OPERATIONS, type Operation, type OperationId } from './operation-table.js';
-import type { BatchLimits } from './batch.js';
+import { CURRENT_OPERATION_IDS, JsonText, OPERATIONS, type Operation, type OperationId } from '../../operations/index.js';
+import type { BatchLimits } from '../../engine/batch.js';
 import { JSON_CONTENT_TYPE } from '../protocol/json-body.js';
 import { jsonResponse, NumberParamsSchema, problemResponses } from './schemas.js';
-import { sendProblem } from '../problem.js';
+import { sendProblem } from '../problem-responses.js';
 import type { OffloadPool } from '../memory/offload-pool.js';
 import { runBody, runPathValue, type Outcome } from '../../engine/run.js';
 

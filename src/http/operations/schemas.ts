@@ -1,5 +1,5 @@
 import { Type, type TSchema } from 'typebox';
-import { EXPECTED, PROBLEM_CONTENT_TYPE } from '../problem.js';
+import { EXPECTED, PROBLEM_CONTENT_TYPE } from '../../operations/problem.js';
 import { SETTINGS } from '../../config.js';
 
 /**

@@ -1,6 +1,7 @@
 import { METHODS } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
-import { problemOf, sendProblem } from '../problem.js';
+import { problemOf } from '../../operations/problem.js';
+import { sendProblem } from '../problem-responses.js';
 import { preflightHeaders, type CorsOrigins } from './response-headers.js';
 
 /** Path → methods it is registered with, filled by `onRoute` as routes are added. */

@@ -1,5 +1,5 @@
 import type { FastifyBodyParser } from 'fastify';
-import { ProblemError } from '../problem.js';
+import { ProblemError } from '../../operations/problem.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

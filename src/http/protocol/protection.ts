@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import underPressure from '@fastify/under-pressure';
 import type { Config } from '../../config.js';
-import { ProblemError } from '../problem.js';
-import { LIMIT_TEXTS } from '../limit-texts.js';
+import { ProblemError } from '../../operations/problem.js';
+import { LIMIT_TEXTS } from '../../operations/limit-texts.js';
 
 const RETRY_AFTER_SECONDS = 5;
 // How often the event-loop delay is sampled: often enough to react within a few requests.

@@ -1,8 +1,8 @@
 import type { Static, TSchema } from 'typebox';
-import { collatorFor, InputError, isNumber, LimitError, stringSplit } from '../../core/index.js';
+import { collatorFor, InputError, isNumber, LimitError, stringSplit } from '../core/index.js';
 import { numberTextTooLong, PARITY, parityOrProblem, sortedOrProblem, stringFormOrProblem, type Limits, type ParityName } from './field-rules.js';
-import { LIMIT_TEXTS } from '../limit-texts.js';
-import { fieldProblem, fromCore, ProblemError } from '../problem.js';
+import { LIMIT_TEXTS } from './limit-texts.js';
+import { fieldProblem, fromCore, ProblemError } from './problem.js';
 import {
   AnyInputBodySchema,
   BODY_ERRORS,
@@ -18,7 +18,7 @@ import {
   StringListResultSchema,
   StringResultSchema,
   StringSplitBodySchema,
-} from './schemas.js';
+} from '../http/operations/schemas.js';
 
 /**
  * Every operation, declared once: its path, documentation, body and result schemas, the errors it

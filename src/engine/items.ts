@@ -1,9 +1,9 @@
 import type { TSchema } from 'typebox';
-import { CURRENT_OPERATION_IDS, OPERATIONS, type CurrentOperationId, type Operation } from './operation-table.js';
-import type { Limits } from './field-rules.js';
+import { CURRENT_OPERATION_IDS, OPERATIONS, type CurrentOperationId, type Operation } from '../operations/index.js';
+import type { Limits } from '../operations/field-rules.js';
 import { compileBodyValidator, type BodyValidator } from './validation.js';
-import { fieldProblem, ProblemError, problemOf, type FieldError, type Problem } from '../problem.js';
-import { problemOutcome, runValue } from '../../engine/run.js';
+import { fieldProblem, ProblemError, problemOf, type FieldError, type Problem } from '../operations/problem.js';
+import { problemOutcome, runValue } from './run.js';
 
 /**
  * One operation of a batch or of a stream (batch.ts, line-stream.ts): an object naming a current

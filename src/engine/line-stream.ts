@@ -1,13 +1,13 @@
-import { answerItem, answerText, count, hasNumberToRead, numberFieldOf, problemAnswer, rootedAt, type ItemAnswer, type Tally } from './batch-items.js';
-import type { Limits } from './field-rules.js';
-import { decodeUtf8Body, parseJsonText, withNumberSources } from '../../engine/json-text.js';
-import { fieldProblem, ProblemError, problemOf } from '../problem.js';
-import { LIMIT_TEXTS } from '../limit-texts.js';
+import { answerItem, answerText, count, hasNumberToRead, numberFieldOf, problemAnswer, rootedAt, type ItemAnswer, type Tally } from './items.js';
+import type { Limits } from '../operations/field-rules.js';
+import { decodeUtf8Body, parseJsonText, withNumberSources } from './json-text.js';
+import { fieldProblem, ProblemError, problemOf } from '../operations/problem.js';
+import { LIMIT_TEXTS } from '../operations/limit-texts.js';
 
 /**
  * The NDJSON stream's lines (`POST /api/stream`, routes in stream-route.ts): bytes in as they
  * arrive, one answer line out per line in, in order. A line is an item of a batch
- * (batch-items.ts), its own JSON document, so its pointers are rooted at the line. Framework-free:
+ * (items.ts), its own JSON document, so its pointers are rooted at the line. Framework-free:
  * the route, the CLI (`--lines`) and the tests use it alike.
  */
 

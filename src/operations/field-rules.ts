@@ -1,7 +1,7 @@
-import { isEven, isOdd, sort, toString, type JsonValue, type SortOptions } from '../../core/index.js';
-import type { Config } from '../../config.js';
-import { fieldProblem, fromCore } from '../problem.js';
-import { LIMIT_TEXTS } from '../limit-texts.js';
+import { isEven, isOdd, sort, toString, type JsonValue, type SortOptions } from '../core/index.js';
+import type { Config } from '../config.js';
+import { fieldProblem, fromCore } from './problem.js';
+import { LIMIT_TEXTS } from './limit-texts.js';
 
 /**
  * Each core rule applied to one field of a request body, shared by the current and the legacy

@@ -1,6 +1,6 @@
 import AjvCompiler from '@fastify/ajv-compiler';
 import type { TSchema } from 'typebox';
-import { EXPECTED, type ValidationError } from '../problem.js';
+import { EXPECTED, type ValidationError } from '../operations/problem.js';
 
 /**
  * Fastify's ajv options for this service, in one place: the app validates with them, and the

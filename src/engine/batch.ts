@@ -1,14 +1,14 @@
 import { Type } from 'typebox';
-import { answerItem, answerText, count, hasNumberToRead, numberFieldOf, problemAnswer, rootedAt, type ItemAnswer, type Tally } from './batch-items.js';
-import type { Limits } from './field-rules.js';
+import { answerItem, answerText, count, hasNumberToRead, numberFieldOf, problemAnswer, rootedAt, type ItemAnswer, type Tally } from './items.js';
+import type { Limits } from '../operations/field-rules.js';
 import { compileBodyValidator } from './validation.js';
-import { decodeUtf8Body, parseJsonText, pointerOfKey, withNumberSources } from '../../engine/json-text.js';
-import { EXPECTED, fieldProblem, problemOf, ProblemError, validationProblem } from '../problem.js';
-import { LIMIT_TEXTS } from '../limit-texts.js';
+import { decodeUtf8Body, parseJsonText, pointerOfKey, withNumberSources } from './json-text.js';
+import { EXPECTED, fieldProblem, problemOf, ProblemError, validationProblem } from '../operations/problem.js';
+import { LIMIT_TEXTS } from '../operations/limit-texts.js';
 
 /**
  * The JSON batch (`POST /api/batch`): `{"operations":[item, …]}` in, `{"answers":[answer, …]}`
- * out, in order, each item answered as its single endpoint would answer it (batch-items.ts). Only
+ * out, in order, each item answered as its single endpoint would answer it (items.ts). Only
  * a batch that is itself wrong (not JSON, no `operations` array, more than BATCH_MAX_OPERATIONS)
  * is refused as a whole; a bad item gets its problem in its place and the others their answers.
  * Framework-free: the route answers small batches with it, the worker threads large ones.
