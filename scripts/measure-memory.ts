@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { OPERATIONS, type OperationId } from '../src/operations/index.js';
-import { PEAK_BYTES_PER_BODY_BYTE, estimatePeakBytes } from '../src/http/memory/estimates.js';
+import { CURRENT_OPERATION_IDS, OPERATIONS, type OperationId } from '../src/operations/index.js';
+import { estimatePeakBytes } from '../src/http/memory/estimates.js';
 import { SHAPES_OF } from './memory-shapes.js';
 
 /**
@@ -36,7 +36,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       for (const size of sizes.length > 0 ? sizes : [MIB, 4 * MIB, 16 * MIB]) {
         const m = measurePeak(operation, shape, size);
         const factor = m.peakBytes / m.bodyBytes;
-        const estimate = estimatePeakBytes(operation, m.bodyBytes, true);
+        const estimate = estimatePeakBytes(OPERATIONS[operation].memory, m.bodyBytes, true);
         if (m.status === 200) tightest = Math.min(tightest, estimate / m.peakBytes);
         rows.push(
           `| ${operation} | ${shape} | ${(m.bodyBytes / MIB).toFixed(1)} MiB | ${(m.peakBytes / MIB).toFixed(0)} MiB | ${factor.toFixed(1)} | ${(estimate / MIB).toFixed(0)} MiB | ${m.status} |`,
@@ -45,10 +45,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       }
     }
   }
-  const factors = Object.entries(PEAK_BYTES_PER_BODY_BYTE)
-    .map(([profile, factor]) => `${profile} ${factor}`)
-    .join(', ');
+  const factors = CURRENT_OPERATION_IDS.map((operation) => `${operation} ${OPERATIONS[operation].memory}`).join(', ');
   process.stdout.write(
-    `${rows.join('\n')}\n\nTable (peak bytes per body byte): ${factors}. Smallest estimate over measured peak: ${tightest.toFixed(2)}× (below 1 would be an estimate short of its peak)\n`,
+    `${rows.join('\n')}\n\nDeclared (peak bytes per body byte): ${factors}. Smallest estimate over measured peak: ${tightest.toFixed(2)}× (below 1 would be an estimate short of its peak)\n`,
   );
 }

@@ -14,7 +14,6 @@ import { problemErrorHandler, sendProblem, toProblem, writeClientError } from '.
 import { legacyRoutes, markLegacyResponses } from './http/operations/legacy-routes.js';
 import { operationRoutes } from './http/operations/routes.js';
 import { batchRoutes, type ManyLimits } from './http/operations/batch-routes.js';
-import { streamPeakBytes } from './http/memory/estimates.js';
 import { manageConnections } from './http/protocol/drain.js';
 import { counterOf, createHttpMetrics } from './http/observability/metrics.js';
 import { logAndCountAnswers, requestIdOf } from './http/observability/access-log.js';
@@ -205,7 +204,6 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
     bodyLimit: config.bodyLimit,
     offloadBodyBytes: config.offloadBodyBytes,
     admissionWaitMs: config.admissionWaitMs,
-    streamBytes: streamPeakBytes(config.streamMaxLineBytes),
   });
 
   const routes = recordRoutes(app);

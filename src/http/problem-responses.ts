@@ -17,8 +17,6 @@ export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply
   return reply.code(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));
 }
 
-const STREAM_MEDIA_TYPE = 'The stream must be NDJSON, one JSON object per line, sent with Content-Type: application/x-ndjson';
-
 const FRAMEWORK_PROBLEMS: Readonly<Record<string, readonly [number, string]>> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'The request body must be JSON, sent with Content-Type: application/json (charset utf-8, if given)'],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'The Content-Length header does not match the body sent'],
@@ -53,7 +51,8 @@ export function toProblem(error: unknown, limits: ProblemLimits): Problem {
 export function problemErrorHandler(limits: ProblemLimits) {
   return function handleError(this: unknown, error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
     let problem = toProblem(error, limits);
-    if (problem.status === 415 && request.routeOptions.config.operation === 'stream') problem = problemOf(415, STREAM_MEDIA_TYPE);
+    const mediaType = request.routeOptions.config.mediaTypeProblem;
+    if (problem.status === 415 && mediaType !== undefined) problem = problemOf(415, mediaType);
     if (problem.status >= 500 && problem.status !== 503) request.log.error({ err: error }, 'request failed');
     if (error instanceof ProblemError && error.headers !== undefined) reply.headers(error.headers);
     return sendProblem(reply, problem);

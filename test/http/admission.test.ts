@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { estimatePeakBytes } from '../../src/http/memory/estimates.js';
+import { OPERATIONS } from '../../src/operations/index.js';
 import { assertOk, assertProblem, post } from './helper.js';
 
 const MIB = 1024 * 1024;
@@ -22,7 +23,7 @@ describe('admission by estimated peak memory (MEMORY_LIMIT)', () => {
   test('a body whose estimate is more than one request may ever have: 413 naming MEMORY_LIMIT, before it is read', async (t) => {
     const service = await app(t, 64 * MIB);
     const body = numbers(400_000);
-    assert.ok(estimatePeakBytes('sort', body.length, true) > service.memory.budget.ceiling(true));
+    assert.ok(estimatePeakBytes(OPERATIONS.sort.memory, body.length, true) > service.memory.budget.ceiling(true));
     const response = await post(service, '/api/sort', body);
     assertProblem(
       response,
@@ -79,7 +80,7 @@ describe('admission by estimated peak memory (MEMORY_LIMIT)', () => {
     socket.on('error', () => undefined);
     socket.write(`POST /api/sort HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
     socket.pause(); // reads nothing: the answer (about 1.2 MB) stays queued in the service
-    const expected = estimatePeakBytes('sort', body.length, true);
+    const expected = estimatePeakBytes(OPERATIONS.sort.memory, body.length, true);
     for (let i = 0; i < 100 && service.memory.budget.reserved !== expected; i++) await new Promise((resolve) => setTimeout(resolve, 20));
     assert.equal(service.memory.budget.reserved, expected);
     await new Promise((resolve) => setTimeout(resolve, 500)); // the answer is long written by the thread
@@ -110,7 +111,7 @@ describe('admission by estimated peak memory (MEMORY_LIMIT)', () => {
     }).finally(() => socket.destroy());
     assert.match(answer, /^HTTP\/1\.1 200 OK\r\n/);
     assert.match(answer, /\{"sortedArray":\[1,2,3\]\}$/);
-    assert.deepEqual(reserved, [estimatePeakBytes('sort', small.length, false)]);
+    assert.deepEqual(reserved, [estimatePeakBytes(OPERATIONS.sort.memory, small.length, false)]);
 
     const large = numbers(400_000); // about 1.6 MB: its estimate passes what one request may have
     const response = await fetch(`http://127.0.0.1:${port}/api/sort`, {

@@ -3,7 +3,7 @@ import { Counter, type Metric } from 'prom-client';
 import type { Tally } from '../../engine/items.js';
 import type { OperationId } from '../../operations/index.js';
 import { MemoryBudget, type Reservation } from './budget.js';
-import { estimatePeakBytes, type AdmittedRoute } from './estimates.js';
+import { estimatePeakBytes, type RouteMemory } from './estimates.js';
 import { ProblemError, problemOf } from '../../operations/problem.js';
 import { sendProblem } from '../problem-responses.js';
 import { LIMIT_TEXTS } from '../../operations/limit-texts.js';
@@ -18,10 +18,12 @@ declare module 'fastify' {
     operationTally: Tally | undefined;
   }
   interface FastifyContextConfig {
-    /** The body operation (or the batch or the stream) a route answers: its memory is estimated and admitted by it. */
-    operation?: AdmittedRoute;
-    /** The operation a route without a body answers, for `/metrics` (`GET /api/isEven/:n`). */
+    /** What answering the route's body holds in the memory budget: it is admitted by it. */
+    memory?: RouteMemory;
+    /** The single operation the route answers, for `/metrics` (a batch or a stream counts each of its own). */
     countsAs?: OperationId;
+    /** What a 415 says on this route: which media type its body must have. */
+    mediaTypeProblem?: string;
   }
 }
 
@@ -39,8 +41,6 @@ export interface AdmissionOptions {
   readonly bodyLimit: number;
   readonly offloadBodyBytes: number;
   readonly admissionWaitMs: number;
-  /** What a stream holds for as long as it runs (estimates.ts, streamPeakBytes). */
-  readonly streamBytes: number;
 }
 
 /**
@@ -63,22 +63,22 @@ export function admitByMemory(app: FastifyInstance, options: AdmissionOptions): 
   // Fastify and the admission below sends it once the body is welcome (RFC 9110 §10.1.1).
   app.server.on('checkContinue', (request, response) => app.server.emit('request', request, response));
 
-  // Route-level hooks on the body operations only, each made with its route's operation: other
+  // Route-level hooks on the routes with a body only, each made with its route's memory: other
   // routes (probes, GET operations) pay nothing.
   const admitFor =
-    (operation: AdmittedRoute): onRequestHookHandler =>
+    (memory: RouteMemory): onRequestHookHandler =>
     (request, reply, done) => {
       const declared = Number(request.headers['content-length']);
-      const stream = operation === 'stream';
-      if (declared > bodyLimit && !stream) return done(); // Fastify answers 413 without reading it
-      const chunked = Number.isNaN(declared) || stream;
+      const fixed = 'fixedBytes' in memory;
+      if (declared > bodyLimit && !fixed) return done(); // Fastify answers 413 without reading it
+      const chunked = Number.isNaN(declared) || fixed;
       const bodyBytes = chunked ? bodyLimit : declared;
-      // A stream holds its buffers as long as it runs, like a large body: small requests keep their share.
-      const large = bodyBytes > offloadBodyBytes || stream;
-      let bytes = stream ? options.streamBytes : estimatePeakBytes(operation, bodyBytes, large);
+      // A fixed reservation lasts as long as a stream runs, like a large body: small requests keep their share.
+      const large = bodyBytes > offloadBodyBytes || fixed;
+      let bytes = fixed ? memory.fixedBytes : estimatePeakBytes(memory.perByte, bodyBytes, large);
       const ceiling = budget.ceiling(large);
       if (bytes > ceiling) {
-        if (!chunked || stream) return void sendProblem(reply, neverFits(bytes, bodyBytes, options));
+        if (!chunked || fixed) return void sendProblem(reply, neverFits(bytes, bodyBytes, options));
         bytes = ceiling; // as much as a request can ever have; checked again once the body is known
       }
       const admitted = (reservation: Reservation): void => {
@@ -99,22 +99,22 @@ export function admitByMemory(app: FastifyInstance, options: AdmissionOptions): 
   // request is refused when that is more than a request can ever have (a chunked body, admitted
   // before its size was known).
   const settle =
-    (operation: Exclude<AdmittedRoute, 'stream'>): preValidationHookHandler =>
+    (perByte: number): preValidationHookHandler =>
     (request, _reply, done) => {
       const { reservation } = request;
       if (reservation === undefined) return done();
       const large = request.bodyBytes > offloadBodyBytes;
-      const bytes = estimatePeakBytes(operation, request.bodyBytes, large);
+      const bytes = estimatePeakBytes(perByte, request.bodyBytes, large);
       if (bytes > budget.ceiling(large)) return done(new ProblemError(413, neverFits(bytes, request.bodyBytes, options).detail));
       reservation.shrink(bytes);
       done();
     };
   app.addHook('onRoute', (route) => {
-    const operation = route.config?.operation;
-    if (operation === undefined) return;
-    route.onRequest = [...[route.onRequest ?? []].flat(), admitFor(operation)];
-    // A stream's reservation is fixed, and its lines are answered as they come (stream-route.ts).
-    if (operation !== 'stream') route.preValidation = [...[route.preValidation ?? []].flat(), settle(operation)];
+    const memory = route.config?.memory;
+    if (memory === undefined) return;
+    route.onRequest = [...[route.onRequest ?? []].flat(), admitFor(memory)];
+    // A fixed reservation stays as it is, whatever arrives.
+    if ('perByte' in memory) route.preValidation = [...[route.preValidation ?? []].flat(), settle(memory.perByte)];
   });
 }
 

@@ -1,19 +1,10 @@
-import { OPERATIONS, type OperationId, type MemoryProfile } from '../../operations/index.js';
-import type { ManyForm } from '../../engine/items.js';
+import { OPERATIONS, type Operation } from '../../operations/index.js';
 
 /**
- * Peak memory of answering a body, per byte of body, for each kind of operation: measured by
- * `npm run measure:memory` on each operation's costliest bodies (many tiny elements, small
- * objects, a million parts) from 1 to 16 MiB and rounded up; test/memory-estimates.test.ts checks
- * that no measured peak is above its estimate. The measurements are in docs/operations.md (Reliability).
+ * Peak memory of answering a request, from the size of its body and the memory factor each
+ * operation declares (src/operations, `memory`: peak bytes per body byte, measured by
+ * `npm run measure:memory`). The measurements are in docs/operations.md (Reliability).
  */
-export const PEAK_BYTES_PER_BODY_BYTE: Readonly<Record<MemoryProfile, number>> = {
-  sort: 28,
-  toString: 26,
-  stringSplit: 34,
-  isNumber: 16,
-  parity: 16,
-};
 
 // The body itself, on top: Fastify gathers its chunks, then joins them into one buffer.
 const BODY_COPIES = 2;
@@ -24,19 +15,18 @@ export const REQUEST_OVERHEAD_BYTES = 64 * 1024;
 /** A worker thread's young generation fills before it is collected: a large body pays for it. */
 export const OFFLOADED_OVERHEAD_BYTES = 16 * 1024 * 1024;
 
-// A batch may mix every kind of operation: it is estimated as the costliest kind.
-const COSTLIEST = Math.max(...Object.values(PEAK_BYTES_PER_BODY_BYTE));
+/** A batch may mix every kind of operation: it is estimated as the costliest kind. */
+export const COSTLIEST_BYTES_PER_BYTE = Math.max(...Object.values(OPERATIONS as Readonly<Record<string, Operation>>).map((operation) => operation.memory));
 
 /**
- * The memory reserved for a request to `operation` (or a batch) with a body of `bodyBytes`,
- * answered in the worker threads (`offloaded`) or on the event loop.
+ * The memory reserved for a request whose body of `bodyBytes` costs `perByte` per byte at its
+ * peak, answered in the worker threads (`offloaded`) or on the event loop.
  *
  * @example
- * estimatePeakBytes('sort', 1024 * 1024, true) //=> 46 MiB (16 MiB + 30 × 1 MiB) and 64 KiB
+ * estimatePeakBytes(OPERATIONS.sort.memory, 1024 * 1024, true) //=> 46 MiB (16 MiB + 30 × 1 MiB) and 64 KiB
  */
-export function estimatePeakBytes(operation: OperationId | 'batch', bodyBytes: number, offloaded: boolean): number {
+export function estimatePeakBytes(perByte: number, bodyBytes: number, offloaded: boolean): number {
   const fixed = REQUEST_OVERHEAD_BYTES + (offloaded ? OFFLOADED_OVERHEAD_BYTES : 0);
-  const perByte = operation === 'batch' ? COSTLIEST : PEAK_BYTES_PER_BODY_BYTE[OPERATIONS[operation].memory];
   return fixed + bodyBytes * (BODY_COPIES + perByte);
 }
 
@@ -52,8 +42,12 @@ const STREAM_BUFFERS_BYTES = 6 * 64 * 1024;
  * streamPeakBytes(64 * 1024) //=> 2.7 MiB
  */
 export function streamPeakBytes(maxLineBytes: number): number {
-  return REQUEST_OVERHEAD_BYTES + STREAM_BUFFERS_BYTES + maxLineBytes * (BODY_COPIES + COSTLIEST);
+  return REQUEST_OVERHEAD_BYTES + STREAM_BUFFERS_BYTES + maxLineBytes * (BODY_COPIES + COSTLIEST_BYTES_PER_BYTE);
 }
 
-/** A form that carries many operations, or one operation. */
-export type AdmittedRoute = OperationId | ManyForm;
+/**
+ * What a route holds in the memory budget while it answers (memory/admission.ts), carried in its
+ * config: a body costing `perByte` per byte at its peak, or a fixed reservation for as long as it
+ * runs (a stream, whose body has no end known in advance).
+ */
+export type RouteMemory = { readonly perByte: number } | { readonly fixedBytes: number };

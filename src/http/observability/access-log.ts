@@ -58,9 +58,8 @@ function countOperations(request: FastifyRequest, status: number, metrics: HttpM
     }
     return;
   }
-  const { operation, countsAs } = request.routeOptions.config;
-  const single = countsAs ?? operation;
-  if (single !== undefined && single !== 'batch' && single !== 'stream') metrics.countOperation(single, status);
+  const { countsAs } = request.routeOptions.config;
+  if (countsAs !== undefined) metrics.countOperation(countsAs, status);
 }
 
 /**

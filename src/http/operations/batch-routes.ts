@@ -8,6 +8,7 @@ import { answerBatch, type BatchLimits } from '../../engine/batch.js';
 import { LineAnswerer, type StreamLimits } from '../../engine/line-stream.js';
 import { jsonResponse, ProblemSchema, problemResponses } from './schemas.js';
 import { documentOnly, type Answering } from './routes.js';
+import { COSTLIEST_BYTES_PER_BYTE, streamPeakBytes } from '../memory/estimates.js';
 import { JSON_CONTENT_TYPE } from '../protocol/json-body.js';
 import { exemptFromRequestTimeout } from '../protocol/request-timeout.js';
 import { problemOf, ProblemError, type Problem } from '../../operations/problem.js';
@@ -81,7 +82,7 @@ export const batchRoutes: FastifyPluginAsync<Answering & { readonly limits: Many
   app.post(
     '/batch',
     {
-      config: { operation: 'batch' },
+      config: { memory: { perByte: COSTLIEST_BYTES_PER_BYTE } },
       validatorCompiler: documentOnly,
       schema: {
         operationId: 'batch',
@@ -115,7 +116,10 @@ export const batchRoutes: FastifyPluginAsync<Answering & { readonly limits: Many
     scope.post(
       '/stream',
       {
-        config: { operation: 'stream' },
+        config: {
+          memory: { fixedBytes: streamPeakBytes(limits.streamMaxLineBytes) },
+          mediaTypeProblem: 'The stream must be NDJSON, one JSON object per line, sent with Content-Type: application/x-ndjson',
+        },
         validatorCompiler: documentOnly,
         schema: {
           operationId: 'stream',

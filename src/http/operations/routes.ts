@@ -44,7 +44,7 @@ export function postOperation(app: FastifyInstance, id: OperationId, answering: 
   const { limits, offloadBodyBytes, pool } = answering;
   const options: RouteShorthandOptions = {
     ...(operation.largeResult === true ? serializeNatively : {}),
-    config: { operation: id },
+    config: { memory: { perByte: operation.memory }, countsAs: id },
     validatorCompiler: documentOnly,
     schema: {
       operationId: id,

@@ -1,0 +1,117 @@
+import { Type } from 'typebox';
+import { InputError } from '../core/index.js';
+import { BODY_ERRORS, BooleanResultSchema, defineOperation, example, JSON_OBJECT_BODY, JsonText, PATH_ERRORS, preview } from './define.js';
+import { numberTextTooLong, PARITY, parityOrProblem, type Limits, type ParityName } from './field-rules.js';
+import { EXPECTED, ProblemError } from './problem.js';
+
+const NUMBER_OR_NUMERIC_STRING = 'a number, or a string in numeric notation such as "42", "-1e3" or "0x1F"';
+const WORD: Readonly<Record<ParityName, string>> = { isEven: 'even', isOdd: 'odd' };
+// Both are decided from the number's text; its length bounds the work.
+const PARITY_MEMORY = 16;
+
+export const ParityBodySchema = Type.Object(
+  {
+    input: Type.Union([Type.Number(), Type.String()], {
+      [EXPECTED]: NUMBER_OR_NUMERIC_STRING,
+      description: 'An integer, as a JSON number or a numeric string; exact at any size',
+    }),
+  },
+  {
+    [EXPECTED]: JSON_OBJECT_BODY,
+    'x-examples': {
+      number: example('A JSON number', { input: 4 }),
+      exact: example('Exact beyond 2^53 (a JSON number 9007199254740993 is just as exact)', { input: '9007199254740993' }),
+      string: example('A numeric string', { input: '0x1F' }),
+    },
+  },
+);
+
+/** A number in a path segment, for parity: its length first, then the core rule, errors naming the value. */
+function parityOfPathValue(name: ParityName) {
+  return (text: string, limits: Limits): { ret: boolean } => {
+    const tooLong = numberTextTooLong(text, limits);
+    if (tooLong !== undefined) throw new ProblemError(400, `The path value ${tooLong}`);
+    try {
+      return { ret: PARITY[name](text) };
+    } catch (error) {
+      if (error instanceof InputError) throw new ProblemError(400, `The path value ${JSON.stringify(preview(text))} ${error.message}`);
+      throw error;
+    }
+  };
+}
+
+const parity = (name: ParityName) =>
+  defineOperation({
+    path: `/${name}`,
+    summary: `Tell whether a number is ${WORD[name]}`,
+    description: `Exact at any magnitude: decided from the number's JSON text, never a rounded double. The value must be an integer.`,
+    tag: 'parity',
+    body: ParityBodySchema,
+    result: BooleanResultSchema,
+    resultDescription: `\`ret\` is true when the number is ${WORD[name]}`,
+    errors: BODY_ERRORS,
+    numberField: 'input',
+    memory: PARITY_MEMORY,
+    answer: ({ input }, { limits, numberSource }) => ({ ret: parityOrProblem(name, input, numberSource, '/input', limits) }),
+    byPath: {
+      summary: `Tell whether the number in the path is ${WORD[name]}`,
+      description: 'The same rule as the POST form, applied to the percent-decoded path segment.',
+      errors: PATH_ERRORS,
+      answer: parityOfPathValue(name),
+    },
+  });
+
+export const isEven = parity('isEven');
+export const isOdd = parity('isOdd');
+
+export const LegacyParityBodySchema = Type.Object(
+  {
+    number: Type.Union([Type.Number(), Type.String()], {
+      [EXPECTED]: NUMBER_OR_NUMERIC_STRING,
+      description: 'An integer, as a JSON number or a numeric string; echoed back exactly as sent',
+    }),
+  },
+  {
+    [EXPECTED]: 'a JSON object with a "number" field',
+    'x-examples': { number: example('A JSON number', { number: 7 }), string: example('A numeric string', { number: '9007199254740993' }) },
+  },
+);
+
+const legacyParityResultSchema = (field: ParityName) =>
+  Type.Object(
+    {
+      number: Type.Union([Type.Number(), Type.String()], { description: 'The number exactly as sent, every digit kept' }),
+      [field]: Type.Boolean(),
+    },
+    { examples: [{ number: '9007199254740993', [field]: field === 'isOdd' }] },
+  );
+
+const legacyParity = (name: ParityName, path: string) =>
+  defineOperation({
+    path,
+    summary: `Tell whether a number is ${WORD[name]} (earlier revision)`,
+    description: 'Earlier revision, still served.',
+    tag: 'legacy',
+    body: LegacyParityBodySchema,
+    result: legacyParityResultSchema(name),
+    resultDescription: 'The number as sent, and the answer',
+    errors: BODY_ERRORS,
+    numberField: 'number',
+    memory: PARITY_MEMORY,
+    answer: ({ number }, { limits, numberSource }) => {
+      const answer = parityOrProblem(name, number, numberSource, '/number', limits);
+      // Written by hand so that a JSON number comes back with every digit it was sent with.
+      const echoed = typeof number === 'number' && numberSource !== undefined ? numberSource : JSON.stringify(number);
+      return new JsonText(`{"number":${echoed},"${name}":${answer}}`);
+    },
+    legacy: {
+      successor: `/api/${name}`,
+      request: '{"number": n}',
+      response: `{"number": n, "${name}": boolean}`,
+      successorRequest: '{"input": n}',
+      successorResponse: '{"ret": boolean}',
+    },
+  });
+
+export const legacyIsOdd = legacyParity('isOdd', '/is-odd');
+export const legacyIsEven = legacyParity('isEven', '/is-even');
