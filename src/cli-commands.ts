@@ -1,19 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { collatorFor, InputError, isEven, isNumber, isOdd, sort, stringSplit, toString, type JsonValue } from './core/index.js';
+import { InputError, type JsonValue } from './core/index.js';
 import { CURRENT_OPERATION_IDS, type CurrentOperationId } from './operations/index.js';
+import type { Problem } from './operations/problem.js';
 
 /** A command line the `json-utility` command cannot run: exit code 2 and the help. */
 export class UsageError extends Error {}
-
-/** A bad value of an option (such as `--locale`): exit code 1, like a bad argument. */
-export class OptionError extends InputError {
-  constructor(
-    readonly option: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 function readJson(text: string): JsonValue {
   try {
@@ -42,15 +33,26 @@ function required(positionals: string[], what: string): string {
   return value;
 }
 
-export type Command = (positionals: string[], flags: Record<string, string | boolean | undefined>) => unknown;
+type Flags = Record<string, string | boolean | undefined>;
 
-/** An operation as a command: its arguments, its lines of help, and what it prints. */
+/**
+ * An operation as a command: its arguments, its lines of help, the operation's body it makes of
+ * the command line, and its stream line for `--lines`. The operation itself is run by the engine
+ * (engine/run.ts), as the service runs it.
+ */
 export interface CommandForm {
   readonly usage: string;
   readonly help: readonly string[];
-  readonly run: Command;
+  /** The body of the operation's single endpoint, from the arguments (or standard input) and the options. */
+  readonly body: (positionals: string[], flags: Flags) => object;
   /** With `--lines`: the stream line (an item, as `POST /api/stream` takes it) for one line of standard input. */
-  readonly item: (line: string, positionals: string[], flags: Record<string, string | boolean | undefined>) => string;
+  readonly item: (line: string, positionals: string[], flags: Flags) => string;
+  /** What a field of the body is called on the command line, where it is not the value argument. */
+  readonly fields?: Readonly<Record<string, string>>;
+}
+
+function sortOptions(flags: Flags): object {
+  return { order: flags.desc === true ? 'desc' : 'asc', ...(typeof flags.locale === 'string' ? { locale: flags.locale } : {}) };
 }
 
 /** The item for a line that is a value of the command's kind: numbers and text as strings. */
@@ -73,50 +75,40 @@ const FORMS: Readonly<Record<CurrentOperationId, CommandForm>> = {
   sort: {
     usage: '[json-array]',
     help: ['{"sortedArray":[...]}; the array from stdin when not given', "--desc for descending, --locale TAG for a locale's collation"],
-    run: (p, flags) => {
-      if (typeof flags.locale === 'string') {
-        try {
-          collatorFor(flags.locale);
-        } catch (error) {
-          throw error instanceof InputError ? new OptionError('--locale', error.message) : error;
-        }
-      }
-      const values = readJson(argumentOrStdin(p));
-      if (!Array.isArray(values)) throw new InputError('must be an array of JSON values');
-      return { sortedArray: sort(values, { order: flags.desc === true ? 'desc' : 'asc', locale: flags.locale as string | undefined }) };
-    },
-    item: (line, _p, flags) =>
-      jsonItem('sort', line, { order: flags.desc === true ? 'desc' : 'asc', ...(typeof flags.locale === 'string' ? { locale: flags.locale } : {}) }),
+    body: (p, flags) => ({ input: readJson(argumentOrStdin(p)), ...sortOptions(flags) }),
+    item: (line, _p, flags) => jsonItem('sort', line, sortOptions(flags)),
+    fields: { '/locale': 'the --locale option', '/order': 'the --desc option' },
   },
   isEven: {
     usage: '[number]',
     help: ['{"ret":true|false}; exact at any size ("9007199254740993")'],
-    run: (p) => ({ ret: isEven(valueOrStdin(p, '<number>')) }),
+    body: (p) => ({ input: valueOrStdin(p, '<number>') }),
     item: textItem('isEven'),
   },
   isOdd: {
     usage: '[number]',
     help: ['the number from stdin when not given; negative ones need no --'],
-    run: (p) => ({ ret: isOdd(valueOrStdin(p, '<number>')) }),
+    body: (p) => ({ input: valueOrStdin(p, '<number>') }),
     item: textItem('isOdd'),
   },
   isNumber: {
     usage: '[text]',
     help: ['whether the text is written as a number'],
-    run: (p) => ({ ret: isNumber(valueOrStdin(p, '<text>')) }),
+    body: (p) => ({ input: valueOrStdin(p, '<text>') }),
     item: textItem('isNumber'),
   },
   toString: {
     usage: '[json]',
     help: ['{"ret":"..."}: RFC 8785 canonical text; the value from stdin when not given'],
-    run: (p) => ({ ret: toString(readJson(argumentOrStdin(p))) }),
+    body: (p) => ({ input: readJson(argumentOrStdin(p)) }),
     item: (line) => jsonItem('toString', line),
   },
   stringSplit: {
     usage: '<string> [separator]',
     help: ['{"ret":[...]}; an empty separator splits into characters'],
-    run: (p) => ({ ret: stringSplit(required(p, '<string>'), p[1]) }),
+    body: (p) => ({ input: { string: required(p, '<string>'), ...(p[1] === undefined ? {} : { seperator: p[1] }) } }),
     item: (line, p) => JSON.stringify({ operation: 'stringSplit', input: { string: line, ...(p[0] === undefined ? {} : { seperator: p[0] }) } }),
+    fields: { '/input/string': 'the string', '/input/seperator': 'the separator' },
   },
 };
 
@@ -129,16 +121,29 @@ export function argumentsOf(form: CommandForm): number {
 }
 
 /**
- * What a core error is about, in the command line's words: the argument (or standard input, when
- * the value came from there), or a place inside it.
+ * A problem in the command line's words: the field it names becomes the argument (or standard
+ * input, when the value came from there), a place inside it, or an option, never a JSON pointer.
  *
  * @example
- * subjectOf([0, 'a'], true) //=> '[0].a of the argument'
+ * inCommandWords(problemOf(400, '/input/0 is …', [{ pointer: '/input/0', detail: '/input/0 is …' }]), FORMS.toString, true) //=> '[0] of the argument is …'
  */
-export function subjectOf(path: ReadonlyArray<string | number>, fromArgument: boolean): string {
+export function inCommandWords(problem: Problem, form: CommandForm, fromArgument: boolean): string {
+  const field = problem.errors?.[0];
+  if (field === undefined || !field.detail.startsWith(field.pointer)) return problem.detail;
+  return `${wordsFor(field.pointer, form, fromArgument)}${field.detail.slice(field.pointer.length)}`;
+}
+
+function wordsFor(pointer: string, form: CommandForm, fromArgument: boolean): string {
+  const named = form.fields?.[pointer];
+  if (named !== undefined) return named;
   const where = fromArgument ? 'the argument' : 'standard input';
-  if (path.length === 0) return where;
-  return `${path.map((step) => (typeof step === 'number' ? `[${step}]` : `.${step}`)).join('')} of ${where}`;
+  // RFC 6901 §4: ~1 is "/" and ~0 is "~".
+  const steps = pointer
+    .split('/')
+    .slice(2)
+    .map((step) => step.replaceAll('~1', '/').replaceAll('~0', '~'));
+  if (steps.length === 0) return where;
+  return `${steps.map((step) => (/^\d+$/.test(step) ? `[${step}]` : `.${step}`)).join('')} of ${where}`;
 }
 
 const HELP_COLUMN = 35;

@@ -1,9 +1,9 @@
 import { once } from 'node:events';
-import { request } from 'node:http';
 import { createInterface } from 'node:readline';
 import type { CommandForm } from './cli-commands.js';
 import { DEFAULT_CONFIG } from './config.js';
 import { LineAnswerer } from './engine/line-stream.js';
+import { ClientError, createClient, ProblemError, StreamInterruptedError } from './client/index.js';
 
 type Flags = Record<string, string | boolean | undefined>;
 
@@ -23,7 +23,7 @@ type Flags = Record<string, string | boolean | undefined>;
 export async function answerStandardInput(form: CommandForm, positionals: string[], flags: Flags, url: string | undefined): Promise<number> {
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
   const items = (async function* () {
-    for await (const line of lines) yield `${form.item(line, positionals, flags)}\n`;
+    for await (const line of lines) yield form.item(line, positionals, flags);
   })();
   return url === undefined ? answerHere(items) : answerThere(items, url);
 }
@@ -34,59 +34,32 @@ async function write(text: string): Promise<void> {
 
 async function answerHere(items: AsyncIterable<string>): Promise<number> {
   const answerer = new LineAnswerer(DEFAULT_CONFIG);
-  for await (const item of items) for (const piece of answerer.answers(Buffer.from(item))) await write(piece);
+  for await (const item of items) for (const piece of answerer.answers(Buffer.from(`${item}\n`))) await write(piece);
   return Object.keys(answerer.tally).every((key) => key.endsWith(' 200')) ? 0 : 1;
 }
 
+/** The same through the project's own client (client/index.ts), from the service at `base`. */
 async function answerThere(items: AsyncIterable<string>, base: string): Promise<number> {
-  const url = new URL('/api/stream', base);
-  const sent = request(url, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' } });
-  const answered = new Promise<number>((resolve, reject) => {
-    sent.on('error', reject);
-    sent.on('response', (response) => {
-      let failed = response.statusCode !== 200;
-      let rest = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => {
-        if (response.statusCode !== 200) return void process.stderr.write(chunk);
-        const lines = (rest + chunk).split('\n');
-        rest = lines.pop() ?? '';
-        for (const line of lines) {
-          if (line.startsWith('{"status":200,')) {
-            process.stdout.write(`${line}\n`);
-            continue;
-          }
-          failed = true;
-          const { answered } = (JSON.parse(line) as { problem: { answered?: number } }).problem;
-          // The stream's last line when the service shut down: not an answer to a line of its own.
-          if (answered === undefined) process.stdout.write(`${line}\n`);
-          else process.stderr.write(`The service at ${base} shut down after answering ${answered} lines; lines ${answered + 1} on were not answered\n`);
-        }
-      });
-      response.on('end', () => resolve(failed ? 1 : 0));
-      response.on('error', reject);
-    });
-  });
-  // Refused before every line is sent (an unreachable service): the failure is awaited below, not left unhandled meanwhile.
-  answered.catch(() => undefined);
-  let over = false;
-  answered.then(
-    () => (over = true),
-    () => (over = true),
-  );
+  let code = 0;
   try {
-    for await (const item of items) {
-      // The service ended the stream (it shut down): nothing more is read from standard input.
-      if (over) break;
-      if (!sent.write(item)) await Promise.race([once(sent, 'drain'), answered]);
+    for await (const answer of createClient({ baseUrl: base }).stream(items)) {
+      if (!('result' in answer)) code = 1;
+      await write(`${JSON.stringify(answer)}\n`);
     }
-    sent.end();
-    const code = await answered;
-    // Standard input may still be open, with nobody to send it to.
-    process.stdin.destroy();
     return code;
   } catch (error) {
-    process.stderr.write(`Cannot stream to POST ${url.href}: ${(error as Error).message}\n`);
+    if (error instanceof StreamInterruptedError) {
+      process.stderr.write(`The service at ${base} shut down after answering ${error.answered} lines; lines ${error.answered + 1} on were not answered\n`);
+    } else if (error instanceof ProblemError) {
+      process.stderr.write(`The service at ${base} refused the stream: ${error.status} ${error.detail}\n`);
+    } else if (error instanceof ClientError) {
+      process.stderr.write(`${error.message}\n`);
+    } else {
+      throw error;
+    }
     return 1;
+  } finally {
+    // Standard input may still be open, with nobody left to send it to.
+    process.stdin.destroy();
   }
 }

@@ -2,8 +2,10 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { InputError } from './core/index.js';
-import { argumentsOf, COMMANDS, commandsHelp, OptionError, subjectOf, UsageError } from './cli-commands.js';
-import { SETTINGS } from './config.js';
+import { argumentsOf, COMMANDS, commandsHelp, inCommandWords, UsageError } from './cli-commands.js';
+import { DEFAULT_CONFIG, SETTINGS } from './config.js';
+import { JsonText, OPERATIONS, type CurrentOperationId } from './operations/index.js';
+import { runValue } from './engine/run.js';
 import { readConfig, run } from './server.js';
 import { answerStandardInput } from './cli-lines.js';
 
@@ -72,14 +74,18 @@ async function main(argv: string[]): Promise<number> {
     throw new UsageError(`${command} takes at most ${most} argument${most === 1 ? '' : 's'} (${form.usage}), not ${rest.length}; see --help`);
   }
   if (flags.lines === true) return answerStandardInput(form, rest, flags, flags.url);
+  let body: object;
   try {
-    return print(JSON.stringify(form.run(rest, flags)));
+    body = form.body(rest, flags);
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
-    const subject = error instanceof OptionError ? `the ${error.option} option` : subjectOf(error.path, rest.length > 0);
-    process.stderr.write(`${command}: ${subject} ${error.message}\n`);
+    process.stderr.write(`${command}: ${rest.length > 0 ? 'the argument' : 'standard input'} ${error.message}\n`);
     return 1;
   }
+  const outcome = runValue(OPERATIONS[command as CurrentOperationId], body, undefined, DEFAULT_CONFIG);
+  if ('result' in outcome) return print(outcome.result instanceof JsonText ? outcome.result.text : JSON.stringify(outcome.result));
+  process.stderr.write(`${command}: ${inCommandWords(outcome.problem, form, rest.length > 0)}\n`);
+  return 1;
 }
 
 /** Node's words for a command line it cannot parse, made the command's own. */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
 import { before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 
@@ -178,8 +179,13 @@ describe('the json-utility binary', () => {
       child.kill('SIGTERM');
       await exited;
     }
-    const unreachable = await cli(['isOdd', '--lines', '--url', 'http://127.0.0.1:1'], '1\n');
+    // A port nothing listens on (not port 1, which fetch refuses as a bad port before connecting).
+    const closed = createServer().listen(0, '127.0.0.1');
+    await once(closed, 'listening');
+    const { port } = closed.address() as AddressInfo;
+    closed.close();
+    const unreachable = await cli(['isOdd', '--lines', '--url', `http://127.0.0.1:${port}`], '1\n');
     assert.equal(unreachable.code, 1);
-    assert.match(unreachable.stderr, /^Cannot stream to POST http:\/\/127\.0\.0\.1:1\/api\/stream: connect ECONNREFUSED/);
+    assert.equal(unreachable.stderr, `Cannot reach POST http://127.0.0.1:${port}/api/stream: connect ECONNREFUSED 127.0.0.1:${port}\n`);
   });
 });

@@ -96,6 +96,9 @@ export type BatchOperationName = Exclude<keyof Operations, `${string}ByPath` | `
 /** One operation of a batch or a stream: its name in `operation`, beside its single endpoint's body. */
 export type BatchOperation = { [Name in BatchOperationName]: { operation: Name } & Operations[Name]['input'] }[BatchOperationName];
 
+/** One line of a stream: an operation, or its line already written (without the line break). */
+export type StreamLine = BatchOperation | string;
+
 /** RFC 9457 Problem Details, as a batch or a stream answers a bad operation. */
 export interface Problem {
   type: string;
@@ -126,8 +129,9 @@ export type Client = {
   /**
    * A stream of operations (`POST /api/stream`, NDJSON): sends them as the iterable gives them and
    * yields each answer as it arrives, in order. Takes `signal`, not `timeoutMs`: a stream may rightly run long.
+   * A string is sent as it is, as one line (JSON already written, or a line to be refused as it stands).
    */
-  stream(operations: Iterable<BatchOperation> | AsyncIterable<BatchOperation>, options?: Pick<CallOptions, 'signal'>): AsyncGenerator<Answer>;
+  stream(operations: Iterable<StreamLine> | AsyncIterable<StreamLine>, options?: Pick<CallOptions, 'signal'>): AsyncGenerator<Answer>;
 };
 
 /**
@@ -182,7 +186,7 @@ export function createClient(options: ClientOptions): Client {
       return name === 'batch' ? (answer as { answers: unknown }).answers : answer;
     };
   }
-  client.stream = (operations: Iterable<BatchOperation> | AsyncIterable<BatchOperation>, call: Pick<CallOptions, 'signal'> = {}) =>
+  client.stream = (operations: Iterable<StreamLine> | AsyncIterable<StreamLine>, call: Pick<CallOptions, 'signal'> = {}) =>
     streamAnswers(send, `${base}/api/stream`, operations, options.headers, call.signal);
   return client as Client;
 }
@@ -193,7 +197,7 @@ const STREAM_PIECE_CHARS = 64 * 1024;
 async function* streamAnswers(
   send: typeof fetch,
   url: string,
-  operations: Iterable<BatchOperation> | AsyncIterable<BatchOperation>,
+  operations: Iterable<StreamLine> | AsyncIterable<StreamLine>,
   headers: Readonly<Record<string, string>> | undefined,
   signal: AbortSignal | undefined,
 ): AsyncGenerator<Answer> {
@@ -209,7 +213,7 @@ async function* streamAnswers(
           if (text !== '') controller.enqueue(encoder.encode(text));
           return controller.close();
         }
-        text += `${JSON.stringify(next.value)}\n`;
+        text += `${typeof next.value === 'string' ? next.value : JSON.stringify(next.value)}\n`;
       } while (synchronous && text.length < STREAM_PIECE_CHARS);
       controller.enqueue(encoder.encode(text));
     },
