@@ -6,7 +6,7 @@ import { SHAPES_OF } from './memory-shapes.js';
 /**
  * `npm run measure:memory [-- SIZE...]`: the peak memory of answering each operation's costliest
  * bodies (scripts/memory-shapes.ts), each in a fresh process, beside the estimate the admission
- * control reserves for it (src/http/memory-estimates.ts). Sizes in bytes; default 1, 4 and 16 MiB.
+ * control reserves for it (src/http/memory/estimates.ts, from each operation's declared `memory`). Sizes in bytes; default 1, 4 and 16 MiB.
  */
 
 export interface Measurement {

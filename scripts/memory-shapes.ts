@@ -3,7 +3,7 @@ import type { OperationId } from '../src/operations/index.js';
 /**
  * Request bodies of a given size that cost each operation the most memory per byte: many small
  * elements (the sort and split limits allow a million), small objects, long strings. Used to
- * measure the peak factors of `src/http/memory-estimates.ts` and to test them.
+ * measure the peak factors of the operations' declared `memory` (src/operations) and to test them.
  */
 
 // The default SORT_MAX_LENGTH and STRING_SPLIT_MAX_PARTS: sort and split bodies with more are refused early.

@@ -78,8 +78,7 @@ test('the generated tables (configuration in docs/operations.md, migration in RE
   for (const setting of Object.values(SETTINGS)) assert.ok(operations.includes(`| \`${setting.env}\` |`), setting.env);
 });
 
-test('README stays for a newcomer: under about 285 lines, and nothing that exists only where it was built', () => {
-  assert.ok(readme.split('\n').length <= 288, `${readme.split('\n').length} lines`);
+test('README names nothing that exists only where it was built', () => {
   assert.doesNotMatch(readme, /these machines|CI's run of [0-9a-f]{7}/);
   for (const doc of ['docs/operations.md', 'docs/performance.md', 'docs/behaviour.md', 'docs/development.md', 'docs/earlier-revision.md'])
     assert.ok(readme.includes(`(${doc}`), doc);

@@ -13,7 +13,7 @@ const LF = 10;
  * BMP characters whose Grapheme_Cluster_Break is Other (or a precomposed Hangul syllable) and
  * which take part in no other multi-character rule (not Extended_Pictographic, Indic conjunct
  * consonant, Hangul jamo, Prepend, Extend or SpacingMark). Between two of them there is always a boundary (UAX #29 GB999).
- * test/core/graphemes.test.ts checks every one against `Intl.Segmenter`.
+ * test/core/string-split.test.ts checks every one against `Intl.Segmenter`.
  */
 export const SIMPLE_RANGES: ReadonlyArray<readonly [number, number]> = [
   [0x0020, 0x007e], // ASCII printable

@@ -20,7 +20,7 @@ interface Waiter {
 }
 
 export class BudgetTimeout extends Error {
-  constructor(readonly waitedMs: number) {
+  constructor(waitedMs: number) {
     super(`no room in the memory budget after ${waitedMs} ms`);
   }
 }

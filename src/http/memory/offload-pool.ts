@@ -9,7 +9,6 @@ import { LIMIT_TEXTS } from '../../operations/limit-texts.js';
 export interface OffloadPool {
   /** The JSON bytes of the answer for this body (with a batch's tally), or a `ProblemError` with the problem the route would have answered. */
   answer(operation: OperationId | 'batch', body: Buffer): Promise<{ json: Buffer; tally?: Tally }>;
-  readonly threads: number;
   /** Starts the threads now rather than on the first large body; resolves once one has answered. */
   warm(): Promise<void>;
   close(): Promise<void>;
@@ -56,7 +55,6 @@ export function createOffloadPool(options: OffloadPoolOptions): OffloadPool {
       resourceLimits: THREAD_RESOURCE_LIMITS(options.heapMb),
     }));
   return {
-    threads: options.threads,
     warm: async () => void (await started().run(null)),
     async answer(operation, body) {
       const bytes = ownBuffer(body);

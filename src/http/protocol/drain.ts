@@ -9,7 +9,7 @@ type TrackedSocket = Socket & { [inFlight]?: number; [lastRequest]?: IncomingMes
 /**
  * Looks after the server's connections, with no work per request beyond a counter:
  *
- * - Closing the server waits for every response to reach the client whole. Node 20's
+ * - Closing the server waits for every response to reach the client whole. Node's
  *   `server.close()` calls `closeIdleConnections()`, which destroys a keep-alive socket whose
  *   response has been ended but not yet flushed (a 7 MB sort response was seen cut off). This
  *   replaces it with one that ends (never destroys) only sockets with no request in flight, and
