@@ -1,16 +1,9 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { before, after, describe, test, type TestContext } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { generateClientSource, TARGET } from '../scripts/generate-client.js';
 import { ClientError, ProblemError, createClient, type Client } from '../src/client/index.js';
-import { OPERATIONS } from '../src/client/operations.generated.js';
 import { buildApp } from '../src/app.js';
-
-test('the generated client types are those of the current OpenAPI document (npm run generate:client)', async () => {
-  assert.equal(readFileSync(TARGET, 'utf8'), await generateClientSource());
-});
 
 describe('createClient against the running service', () => {
   let app: FastifyInstance;
@@ -22,8 +15,10 @@ describe('createClient against the running service', () => {
   });
   after(() => app.close());
 
-  test('one method per operation of the document, legacy included', () => {
-    assert.deepEqual(Object.keys(client).sort(), [...Object.keys(OPERATIONS), 'batch', 'stream'].sort());
+  test('one method per operation of the OpenAPI document, legacy included (their types: test/client.types.ts)', async () => {
+    const document = (await app.inject('/api/openapi.json')).json<{ paths: Record<string, Record<string, { operationId: string }>> }>();
+    const operationIds = Object.values(document.paths).flatMap((item) => Object.values(item).map((operation) => operation.operationId));
+    assert.deepEqual(Object.keys(client).sort(), operationIds.sort());
     assert.equal(Object.keys(client).length, 15);
   });
 

@@ -1,6 +1,36 @@
-import { OPERATIONS, type Operations } from './operations.generated.js';
+import type { Static } from 'typebox';
+import { DEFAULT_PREFIX, OPERATIONS as DECLARED, type PathForm } from '../operations/index.js';
 
-export type { Operations } from './operations.generated.js';
+type Declared = typeof DECLARED;
+
+/**
+ * Each operation's input (its JSON body, or the path parameter of its GET form) and its 200 answer,
+ * read from the TypeBox schemas that validate them in the service (src/operations): a schema change
+ * is a type change here, with nothing to generate.
+ */
+export type Operations = {
+  [Id in keyof Declared]: { input: Static<Declared[Id]['body']>; output: Static<Declared[Id]['result']> };
+} & {
+  [Id in keyof Declared as Declared[Id]['byPath'] extends PathForm ? `${Id}ByPath` : never]: {
+    input: { number: string };
+    output: Static<Declared[Id]['result']>;
+  };
+};
+
+interface Call {
+  readonly method: 'GET' | 'POST';
+  readonly path: string;
+  readonly input: 'body' | 'path';
+}
+
+/** How each method is called: a POST per operation, and a GET where it has a path form. */
+const CALLS: ReadonlyArray<[string, Call]> = Object.entries(DECLARED as Readonly<Record<string, { path: string; legacy?: object; byPath?: PathForm }>>).flatMap(
+  ([id, operation]) => {
+    const path = operation.legacy === undefined ? `${DEFAULT_PREFIX}${operation.path}` : operation.path;
+    const post: [string, Call] = [id, { method: 'POST', path, input: 'body' }];
+    return operation.byPath === undefined ? [post] : [post, [`${id}ByPath`, { method: 'GET', path: `${path}/{number}`, input: 'path' }]];
+  },
+);
 
 /** One offending field of a request, as a JSON Pointer (RFC 6901). */
 export interface ProblemField {
@@ -151,10 +181,7 @@ export function createClient(options: ClientOptions): Client {
   const send = options.fetch ?? fetch;
   const base = String(options.baseUrl).replace(/\/+$/, '');
   const client: Record<string, unknown> = {};
-  const methods: Array<[string, { method: string; path: string; input: string }]> = [
-    ...Object.entries(OPERATIONS),
-    ['batch', { method: 'POST', path: '/api/batch', input: 'body' }],
-  ];
+  const methods: Array<[string, Call]> = [...CALLS, ['batch', { method: 'POST', path: `${DEFAULT_PREFIX}/batch`, input: 'body' }]];
   for (const [name, operation] of methods) {
     client[name] = async (input: unknown, call: CallOptions = {}) => {
       const path =
@@ -187,7 +214,7 @@ export function createClient(options: ClientOptions): Client {
     };
   }
   client.stream = (operations: Iterable<StreamLine> | AsyncIterable<StreamLine>, call: Pick<CallOptions, 'signal'> = {}) =>
-    streamAnswers(send, `${base}/api/stream`, operations, options.headers, call.signal);
+    streamAnswers(send, `${base}${DEFAULT_PREFIX}/stream`, operations, options.headers, call.signal);
   return client as Client;
 }
 

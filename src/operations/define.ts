@@ -22,6 +22,9 @@ export interface AnswerContext {
   readonly numberSource: string | undefined;
 }
 
+/** Where the current operations live unless `buildApp` is given another prefix; the legacy ones are at the root. */
+export const DEFAULT_PREFIX = '/api';
+
 /** The OpenAPI tags and their descriptions, in the document's order; `batch` is the batch and the stream. */
 export const TAG_DESCRIPTIONS = {
   sort: 'Sort an array',
@@ -86,7 +89,14 @@ export interface Operation<S extends TSchema = TSchema, R extends TSchema = TSch
  * @example
  * export const isNumber = defineOperation({ path: '/isNumber', body: AnyInputBodySchema, result: BooleanResultSchema, answer: ({ input }) => ({ ret: isNumber(input) }), ... });
  */
-export function defineOperation<S extends TSchema, R extends TSchema>(definition: Operation<S, R>): Operation<S, R> {
+export function defineOperation<S extends TSchema, R extends TSchema>(
+  definition: Operation<S, R> & { readonly byPath: PathForm },
+): Operation<S, R> & { readonly byPath: PathForm };
+export function defineOperation<S extends TSchema, R extends TSchema>(
+  definition: Operation<S, R> & { readonly byPath?: undefined },
+): Operation<S, R> & { readonly byPath?: undefined };
+// Two forms so that the type keeps whether there is a `byPath`: the client has a GET method only where there is one.
+export function defineOperation(definition: Operation): Operation {
   return definition;
 }
 

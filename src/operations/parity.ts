@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { Type, type TBoolean } from 'typebox';
 import { InputError } from '../core/index.js';
 import { BODY_ERRORS, BooleanResultSchema, defineOperation, example, JSON_OBJECT_BODY, JsonText, PATH_ERRORS, preview } from './define.js';
 import { numberTextTooLong, PARITY, parityOrProblem, type Limits, type ParityName } from './field-rules.js';
@@ -77,16 +77,17 @@ export const LegacyParityBodySchema = Type.Object(
   },
 );
 
-const legacyParityResultSchema = (field: ParityName) =>
+const legacyParityResultSchema = <Name extends ParityName>(field: Name) =>
   Type.Object(
     {
       number: Type.Union([Type.Number(), Type.String()], { description: 'The number exactly as sent, every digit kept' }),
-      [field]: Type.Boolean(),
+      // A computed key would widen to an index signature; the client's types need `isOdd` or `isEven` by name.
+      ...({ [field]: Type.Boolean() } as Record<Name, TBoolean>),
     },
     { examples: [{ number: '9007199254740993', [field]: field === 'isOdd' }] },
   );
 
-const legacyParity = (name: ParityName, path: string) =>
+const legacyParity = <Name extends ParityName>(name: Name, path: string) =>
   defineOperation({
     path,
     summary: `Tell whether a number is ${WORD[name]} (earlier revision)`,

@@ -3,10 +3,9 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import helmet from '@fastify/helmet';
 import { DOCS_HELMET_OPTIONS } from '../protocol/protection.js';
-import { TAGS } from '../../operations/index.js';
+import { DEFAULT_PREFIX, TAGS } from '../../operations/index.js';
 
-/** Where the current operations live unless `buildApp` is given another prefix. */
-export const DEFAULT_PREFIX = '/api';
+export { DEFAULT_PREFIX };
 export const DOCS_PATH = `${DEFAULT_PREFIX}/docs`;
 
 const DESCRIPTION = `Small JSON operations, done exactly: sort, parity, number detection, canonical string form and
