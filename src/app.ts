@@ -19,7 +19,7 @@ import { counterOf, createHttpMetrics } from './http/observability/metrics.js';
 import { logAndCountAnswers, requestIdOf } from './http/observability/access-log.js';
 import { createLifecycle, registerProbes, type Lifecycle } from './http/observability/probes.js';
 import { API_HEADERS, protect } from './http/protocol/protection.js';
-import { addFixedHeaders } from './http/protocol/response-headers.js';
+import { addFixedHeaders, allowOrigins } from './http/protocol/response-headers.js';
 import { logDestination, droppedLogLines } from './http/observability/log-destination.js';
 
 const env = { memoryLimit: SETTINGS.memoryLimit.env, workers: SETTINGS.workers.env, poolThreads: SETTINGS.poolThreads.env } as const;
@@ -182,7 +182,6 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
   );
   addFixedHeaders(app, {
     always: config.securityHeaders === 'on' ? API_HEADERS : {},
-    corsOrigins: config.corsOrigins,
     // From the first moment of shutdown, responses ask clients to reconnect: new connections still
     // reach this process during the drain delay, and by the close few keep-alive ones are left.
     shuttingDown: () => !lifecycle.ready || isClosing(),
@@ -197,6 +196,7 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
   app.setNotFoundHandler(async (request, reply) =>
     sendProblem(reply, problemOf(404, `There is no ${request.method} ${request.url.split('?')[0]}; the operations are listed at ${prefix}/docs`)),
   );
+  await allowOrigins(app, config.corsOrigins);
   await protect(app, config);
   admitByMemory(app, {
     budget: memory.budget,
@@ -216,6 +216,6 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
     markLegacyResponses(app, config, prefix);
     await app.register(legacyRoutes, { ...answering, successorPrefix: prefix });
   }
-  answerOtherMethods(app, routes, config.corsOrigins);
+  answerOtherMethods(app, routes);
   return app;
 }

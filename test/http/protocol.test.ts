@@ -75,6 +75,39 @@ describe('methods (RFC 9110 §15.5.6, docs/behaviour.md §1)', () => {
     assert.equal(response.headers['access-control-allow-methods'], 'OPTIONS, POST');
     assert.equal(response.headers['access-control-allow-headers'], 'content-type');
     assert.equal(response.headers['access-control-max-age'], '600');
+    // The headers allowed are those asked for, so a cache must key the answer on them too.
+    assert.equal(response.headers.vary, 'Access-Control-Request-Headers');
+    assert.equal(response.headers.allow, 'OPTIONS, POST');
+    const byPath = await app.inject({
+      method: 'OPTIONS',
+      url: '/api/isOdd/7',
+      headers: { origin: 'https://example.org', 'access-control-request-method': 'GET' },
+    });
+    assert.equal(byPath.headers['access-control-allow-methods'], 'GET, HEAD, OPTIONS');
+  });
+
+  test('a preflight for a path that does not exist is the 404 problem, not an empty answer', async (t) => {
+    const app = await build(t);
+    const response = await app.inject({
+      method: 'OPTIONS',
+      url: '/api/nothing',
+      headers: { origin: 'https://example.org', 'access-control-request-method': 'POST' },
+    });
+    assert.equal(response.statusCode, 404);
+    assert.match(String(response.headers['content-type']), /^application\/problem\+json/);
+    assert.equal(response.headers['access-control-allow-methods'], undefined);
+  });
+
+  test('a preflight from an origin not listed gets no CORS header, and the answer still varies by Origin', async (t) => {
+    const app = await build(t, { corsOrigins: ['https://good.example'] });
+    const response = await app.inject({
+      method: 'OPTIONS',
+      url: '/api/sort',
+      headers: { origin: 'https://bad.example', 'access-control-request-method': 'POST' },
+    });
+    assert.equal(response.statusCode, 204);
+    assert.equal(response.headers['access-control-allow-origin'], undefined);
+    assert.match(String(response.headers.vary), /^Origin\b/);
   });
 
   test('CORS limited to listed origins echoes an allowed origin and omits others', async (t) => {

@@ -2,7 +2,7 @@ import { METHODS } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { problemOf } from '../../operations/problem.js';
 import { sendProblem } from '../problem-responses.js';
-import { preflightHeaders, type CorsOrigins } from './response-headers.js';
+import { corsPreflight } from './response-headers.js';
 
 /** Path → methods it is registered with, filled by `onRoute` as routes are added. */
 export type RouteTable = Map<string, Set<string>>;
@@ -22,11 +22,11 @@ export function recordRoutes(app: FastifyInstance): RouteTable {
 }
 
 /**
- * For every recorded path: `OPTIONS` (204, with CORS preflight handled by the CORS hook) and
+ * For every recorded path: `OPTIONS` (204, and a CORS preflight's headers from @fastify/cors) and
  * 405 with an exact `Allow` header for every other method (RFC 9110 §15.5.6). Fastify alone
  * would answer 404. Call after all other routes are registered.
  */
-export function answerOtherMethods(app: FastifyInstance, table: RouteTable, corsOrigins: CorsOrigins): void {
+export function answerOtherMethods(app: FastifyInstance, table: RouteTable): void {
   for (const method of ANSWERABLE_METHODS) {
     if (!app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true });
   }
@@ -34,11 +34,7 @@ export function answerOtherMethods(app: FastifyInstance, table: RouteTable, cors
     const allowed = [...new Set([...registered, 'OPTIONS'])].sort();
     const allow = allowed.join(', ');
     if (!registered.has('OPTIONS')) {
-      app.options(url, { schema: { hide: true } }, async (request, reply) => {
-        const preflight = preflightHeaders(corsOrigins, request, allow);
-        if (preflight !== undefined) reply.headers(preflight);
-        return reply.code(204).header('allow', allow).send();
-      });
+      app.options(url, { schema: { hide: true }, config: corsPreflight(allow) }, async (_request, reply) => reply.code(204).header('allow', allow).send());
     }
     const others = ANSWERABLE_METHODS.filter((method) => !allowed.includes(method)) as HTTPMethods[];
     // The path as the docs write it: `/api/isEven/{number}`, not the router's `:number`.
