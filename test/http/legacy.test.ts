@@ -2,12 +2,13 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { LEGACY_ROUTES } from '../../src/http/operations/legacy-routes.js';
-import { JSON_TYPE, assertProblem, build, post } from './helper.js';
+import { JSON_TYPE, assertProblem, build, post, sharedApp } from './helper.js';
 
 const DEFAULT_DEPRECATION = '@1795305600'; // 2026-11-22T00:00:00Z
 const linkTo = (successor: string) => `<${successor}>; rel="successor-version"`;
 
 describe('the earlier revision (docs/behaviour.md §4)', () => {
+  const shared = sharedApp();
   const OK: Array<[string, string, string]> = [
     ['/sort', '{"array":[3,1,2]}', '{"sortedArray":[1,2,3]}'],
     ['/sort', '{"array":["b",null,1,"a"]}', '{"sortedArray":[null,1,"a","b"]}'],
@@ -27,8 +28,8 @@ describe('the earlier revision (docs/behaviour.md §4)', () => {
     ['/toString', '{"number":"text"}', '{"ret":"text"}'],
   ];
   for (const [path, body, expected] of OK) {
-    test(`POST ${path} ${body} → ${expected}`, async (t) => {
-      const app = await build(t);
+    test(`POST ${path} ${body} → ${expected}`, async () => {
+      const app = await shared();
       const response = await post(app, path, body);
       assert.equal(response.statusCode, 200);
       assert.equal(response.headers['content-type'], JSON_TYPE);
@@ -60,23 +61,23 @@ describe('the earlier revision (docs/behaviour.md §4)', () => {
     ['/toString', '{"number":', 400, 'The request body is not valid JSON: Unexpected end of JSON input', undefined],
   ];
   for (const [path, body, status, detail, pointers] of BAD) {
-    test(`POST ${path} ${body?.slice(0, 40) ?? '(no body)'} is ${status}`, async (t) => {
-      const app = await build(t);
+    test(`POST ${path} ${body?.slice(0, 40) ?? '(no body)'} is ${status}`, async () => {
+      const app = await shared();
       const response = body === undefined ? await app.inject({ method: 'POST', url: path }) : await post(app, path, body);
       assertProblem(response, status, detail, pointers);
     });
   }
 
-  test('another media type is 415', async (t) => {
-    const app = await build(t);
+  test('another media type is 415', async () => {
+    const app = await shared();
     const response = await post(app, '/is-odd', 'number=3', { 'content-type': 'application/x-www-form-urlencoded' });
     assertProblem(response, 415, 'The request body must be JSON, sent with Content-Type: application/json (charset utf-8, if given)');
   });
 
   describe('deprecation headers on every legacy response, errors included', () => {
     for (const { path, successor } of LEGACY_ROUTES) {
-      test(`POST ${path}: Deprecation, Link to ${successor}, no Sunset by default`, async (t) => {
-        const app = await build(t);
+      test(`POST ${path}: Deprecation, Link to ${successor}, no Sunset by default`, async () => {
+        const app = await shared();
         for (const response of [
           await post(app, path, path === '/sort' ? { array: [1] } : { number: 1 }),
           await post(app, path, '{"broken"'),
@@ -106,8 +107,8 @@ describe('the earlier revision (docs/behaviour.md §4)', () => {
       assert.equal(response.headers.sunset, undefined);
     });
 
-    test('a browser can read them: CORS exposes them', async (t) => {
-      const app = await build(t);
+    test('a browser can read them: CORS exposes them', async () => {
+      const app = await shared();
       const response = await post(app, '/is-even', { number: 2 }, { origin: 'https://example.org' });
       assert.match(String(response.headers['access-control-expose-headers']), /deprecation, link, sunset/);
     });
@@ -125,8 +126,8 @@ describe('the earlier revision (docs/behaviour.md §4)', () => {
     for (const { path } of LEGACY_ROUTES) assert.equal(document.paths[path], undefined);
   });
 
-  test('the OpenAPI document lists each legacy operation as deprecated, tagged legacy, with examples', async (t) => {
-    const app = await build(t);
+  test('the OpenAPI document lists each legacy operation as deprecated, tagged legacy, with examples', async () => {
+    const app = await shared();
     const document = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json<{
       paths: Record<
         string,
@@ -151,8 +152,8 @@ describe('the earlier revision (docs/behaviour.md §4)', () => {
     }
   });
 
-  test('property: the earlier and the current revision give the same answers', async (t) => {
-    const app = await build(t);
+  test('property: the earlier and the current revision give the same answers', async () => {
+    const app = await shared();
     const integerText = fc.oneof(fc.bigInt().map(String), fc.integer(), fc.constantFrom('0x1F', '1e3', '2.5', 'abc', '9007199254740993'));
     await fc.assert(
       fc.asyncProperty(fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), integerText, async (array, value, number) => {

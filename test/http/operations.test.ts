@@ -3,11 +3,12 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { isEven, isNumber, sort, stringSplit, toString, type JsonValue } from '../../src/core/index.js';
 import { cpuMillis } from '../cpu-time.js';
-import { assertOk, assertProblem, build, post } from './helper.js';
+import { assertOk, assertProblem, post, sharedApp } from './helper.js';
 
 const NOT_A_NUMBER = 'must be a number, or a string in numeric notation such as "42", "-1e3" or "0x1F"';
 
 describe('POST /api/sort', () => {
+  const shared = sharedApp();
   const OK: Array<[string, string]> = [
     ['{"input":[3,1,2]}', '{"sortedArray":[1,2,3]}'],
     ['{"input":[]}', '{"sortedArray":[]}'],
@@ -19,8 +20,8 @@ describe('POST /api/sort', () => {
     ['{"input":[{"__proto__":1},{"constructor":0}],"extra":"ignored"}', '{"sortedArray":[{"__proto__":1},{"constructor":0}]}'],
   ];
   for (const [body, expected] of OK) {
-    test(`${body} → ${expected}`, async (t) => {
-      const app = await build(t);
+    test(`${body} → ${expected}`, async () => {
+      const app = await shared();
       const response = await post(app, '/api/sort', body);
       assertOk(response, JSON.parse(expected));
       assert.equal(response.body, expected);
@@ -40,14 +41,15 @@ describe('POST /api/sort', () => {
     ['{"input":[1],"locale":"not a tag!"}', '/locale', '/locale must be a well-formed BCP 47 language tag, such as "en", "de-DE" or "sv"'],
   ];
   for (const [body, pointer, detail] of BAD) {
-    test(`${body} is 400 at ${pointer}`, async (t) => {
-      const app = await build(t);
+    test(`${body} is 400 at ${pointer}`, async () => {
+      const app = await shared();
       assertProblem(await post(app, '/api/sort', body), 400, detail, [pointer]);
     });
   }
 });
 
 describe('POST /api/isEven and POST /api/isOdd', () => {
+  const shared = sharedApp();
   // [body, isEven's answer]
   const OK: Array<[string, boolean]> = [
     ['{"input":4}', true],
@@ -72,8 +74,8 @@ describe('POST /api/isEven and POST /api/isOdd', () => {
     ['{"other":{"input":2},"input":3}', false],
   ];
   for (const [body, even] of OK) {
-    test(`${body}: isEven ${even}, isOdd ${!even}`, async (t) => {
-      const app = await build(t);
+    test(`${body}: isEven ${even}, isOdd ${!even}`, async () => {
+      const app = await shared();
       assertOk(await post(app, '/api/isEven', body), { ret: even });
       assertOk(await post(app, '/api/isOdd', body), { ret: !even });
     });
@@ -94,8 +96,8 @@ describe('POST /api/isEven and POST /api/isOdd', () => {
     ['{"number":2}', '/input is required; the body has "number", which is not one of its fields'],
   ];
   for (const [body, detail] of BAD) {
-    test(`${body} is 400`, async (t) => {
-      const app = await build(t);
+    test(`${body} is 400`, async () => {
+      const app = await shared();
       assertProblem(await post(app, '/api/isEven', body), 400, detail, ['/input']);
       assertProblem(await post(app, '/api/isOdd', body), 400, detail, ['/input']);
     });
@@ -103,6 +105,7 @@ describe('POST /api/isEven and POST /api/isOdd', () => {
 });
 
 describe('GET /api/isEven/{number} and GET /api/isOdd/{number}', () => {
+  const shared = sharedApp();
   const OK: Array<[string, boolean]> = [
     ['4', true],
     ['-3', false],
@@ -116,8 +119,8 @@ describe('GET /api/isEven/{number} and GET /api/isOdd/{number}', () => {
     ['1'.repeat(10_000), false],
   ];
   for (const [segment, even] of OK) {
-    test(`${segment.slice(0, 40)}: isEven ${even}, isOdd ${!even}`, async (t) => {
-      const app = await build(t);
+    test(`${segment.slice(0, 40)}: isEven ${even}, isOdd ${!even}`, async () => {
+      const app = await shared();
       assertOk(await app.inject({ method: 'GET', url: `/api/isEven/${segment}` }), { ret: even });
       assertOk(await app.inject({ method: 'GET', url: `/api/isOdd/${segment}` }), { ret: !even });
     });
@@ -131,8 +134,8 @@ describe('GET /api/isEven/{number} and GET /api/isOdd/{number}', () => {
     ['%20', `The path value " " ${NOT_A_NUMBER}`],
   ];
   for (const [segment, detail] of BAD) {
-    test(`${segment} is 400`, async (t) => {
-      const app = await build(t);
+    test(`${segment} is 400`, async () => {
+      const app = await shared();
       assertProblem(await app.inject({ method: 'GET', url: `/api/isEven/${segment}` }), 400, detail);
       assertProblem(await app.inject({ method: 'GET', url: `/api/isOdd/${segment}` }), 400, detail);
     });
@@ -140,6 +143,7 @@ describe('GET /api/isEven/{number} and GET /api/isOdd/{number}', () => {
 });
 
 describe('POST /api/isNumber and GET /api/isNumber/{number}', () => {
+  const shared = sharedApp();
   const OK: Array<[string, boolean]> = [
     ['{"input":12}', true],
     ['{"input":1e400}', true],
@@ -158,8 +162,8 @@ describe('POST /api/isNumber and GET /api/isNumber/{number}', () => {
     ['{"input":{"a":1}}', false],
   ];
   for (const [body, expected] of OK) {
-    test(`POST ${body} → ${expected}`, async (t) => {
-      const app = await build(t);
+    test(`POST ${body} → ${expected}`, async () => {
+      const app = await shared();
       assertOk(await post(app, '/api/isNumber', body), { ret: expected });
     });
   }
@@ -176,18 +180,19 @@ describe('POST /api/isNumber and GET /api/isNumber/{number}', () => {
     ['%C2%A0', false],
   ];
   for (const [segment, expected] of PATHS) {
-    test(`GET ${segment.slice(0, 40)} → ${expected}`, async (t) => {
-      const app = await build(t);
+    test(`GET ${segment.slice(0, 40)} → ${expected}`, async () => {
+      const app = await shared();
       assertOk(await app.inject({ method: 'GET', url: `/api/isNumber/${segment}` }), { ret: expected });
     });
   }
-  test('POST {} is 400: input is required', async (t) => {
-    const app = await build(t);
+  test('POST {} is 400: input is required', async () => {
+    const app = await shared();
     assertProblem(await post(app, '/api/isNumber', {}), 400, '/input is required', ['/input']);
   });
 });
 
 describe('POST /api/toString', () => {
+  const shared = sharedApp();
   const OK: Array<[string, string]> = [
     ['{"input":"héllo"}', 'héllo'],
     ['{"input":"\\ud800"}', '\ud800'],
@@ -202,29 +207,30 @@ describe('POST /api/toString', () => {
     ['{"input":{"__proto__":{"x":1},"constructor":2}}', '{"__proto__":{"x":1},"constructor":2}'],
   ];
   for (const [body, expected] of OK) {
-    test(`${body} → ${JSON.stringify(expected)}`, async (t) => {
-      const app = await build(t);
+    test(`${body} → ${JSON.stringify(expected)}`, async () => {
+      const app = await shared();
       const response = await post(app, '/api/toString', body);
       assertOk(response, { ret: expected });
     });
   }
-  test('a lone surrogate in a string survives the response as a \\u escape', async (t) => {
-    const app = await build(t);
+  test('a lone surrogate in a string survives the response as a \\u escape', async () => {
+    const app = await shared();
     assert.equal((await post(app, '/api/toString', '{"input":"\\ud800"}')).body, '{"ret":"\\ud800"}');
   });
-  test('{"input":1e400} is 400: no canonical form', async (t) => {
-    const app = await build(t);
+  test('{"input":1e400} is 400: no canonical form', async () => {
+    const app = await shared();
     assertProblem(await post(app, '/api/toString', '{"input":1e400}'), 400, '/input is a number beyond the range of a double, which has no canonical form', [
       '/input',
     ]);
   });
-  test('a lone surrogate inside an object is 400 at its pointer', async (t) => {
-    const app = await build(t);
+  test('a lone surrogate inside an object is 400 at its pointer', async () => {
+    const app = await shared();
     assertProblem(await post(app, '/api/toString', '{"input":{"a/b":["\\udc00"]}}'), 400, /^\/input\/a~1b\/0 contains a lone surrogate/, ['/input/a~1b/0']);
   });
 });
 
 describe('POST /api/stringSplit', () => {
+  const shared = sharedApp();
   const OK: Array<[unknown, string[]]> = [
     [{ string: 'a,b,,c', seperator: ',' }, ['a', 'b', '', 'c']],
     [{ string: 'a.b.c', seperator: '.' }, ['a', 'b', 'c']],
@@ -237,8 +243,8 @@ describe('POST /api/stringSplit', () => {
     [{ string: 'a\ud800,b', seperator: ',' }, ['a\ud800', 'b']],
   ];
   for (const [input, expected] of OK) {
-    test(`${JSON.stringify(input)} → ${JSON.stringify(expected)}`, async (t) => {
-      const app = await build(t);
+    test(`${JSON.stringify(input)} → ${JSON.stringify(expected)}`, async () => {
+      const app = await shared();
       assertOk(await post(app, '/api/stringSplit', { input }), { ret: expected });
     });
   }
@@ -255,13 +261,13 @@ describe('POST /api/stringSplit', () => {
     ],
   ];
   for (const [body, pointer, detail] of BAD) {
-    test(`${JSON.stringify(body)} is 400 at ${pointer}`, async (t) => {
-      const app = await build(t);
+    test(`${JSON.stringify(body)} is 400 at ${pointer}`, async () => {
+      const app = await shared();
       assertProblem(await post(app, '/api/stringSplit', body), 400, detail, [pointer]);
     });
   }
-  test('a 1 MiB string split by "" answers in well under a second', async (t) => {
-    const app = await build(t);
+  test('a 1 MiB string split by "" answers in well under a second', async () => {
+    const app = await shared();
     const string = '👍🏽 héllo wörld 中文 '.repeat((1024 * 1024) / 22);
     const body = JSON.stringify({ input: { string, seperator: '' } });
     // Warm-up on a 64 KiB string, so that the measure is of the running service, not of the JIT.
@@ -274,8 +280,9 @@ describe('POST /api/stringSplit', () => {
 });
 
 describe('every operation answers as its core function does (property)', () => {
-  test('random JSON inputs', async (t) => {
-    const app = await build(t);
+  const shared = sharedApp();
+  test('random JSON inputs', async () => {
+    const app = await shared();
     await fc.assert(
       fc.asyncProperty(fc.jsonValue({ maxDepth: 3 }), async (value) => {
         const input = value as JsonValue;
