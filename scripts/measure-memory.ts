@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { CURRENT_OPERATION_IDS, OPERATIONS, type OperationId } from '../src/operations/index.js';
 import { estimatePeakBytes } from '../src/http/memory/estimates.js';
-import { SHAPES_OF } from './memory-shapes.js';
+import { shapesOf } from './memory-shapes.js';
 
 /**
  * `npm run measure:memory [-- SIZE...]`: the peak memory of answering each operation's costliest
@@ -32,7 +32,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   let tightest = Number.POSITIVE_INFINITY;
   for (const operation of Object.keys(OPERATIONS) as OperationId[]) {
     if (operation.startsWith('legacy')) continue; // the same work as their successors
-    for (const shape of SHAPES_OF[operation]) {
+    for (const shape of shapesOf(operation)) {
       for (const size of sizes.length > 0 ? sizes : [MIB, 4 * MIB, 16 * MIB]) {
         const m = measurePeak(operation, shape, size);
         const factor = m.peakBytes / m.bodyBytes;

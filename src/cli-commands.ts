@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { InputError, type JsonValue } from './core/index.js';
-import { CURRENT_OPERATION_IDS, type CurrentOperationId } from './operations/index.js';
+import { CURRENT_OPERATION_IDS, DEFAULT_PREFIX, OPERATIONS, type CurrentOperationId, type Operation } from './operations/index.js';
 import type { Problem } from './operations/problem.js';
 
 /** A command line the `json-utility` command cannot run: exit code 2 and the help. */
@@ -49,6 +49,8 @@ export interface CommandForm {
   readonly item: (line: string, positionals: string[], flags: Flags) => string;
   /** What a field of the body is called on the command line, where it is not the value argument. */
   readonly fields?: Readonly<Record<string, string>>;
+  /** Where the value argument goes in the body, as a JSON Pointer: `/input` unless it is the whole body (''). */
+  readonly valueAt?: string;
 }
 
 function sortOptions(flags: Flags): object {
@@ -68,10 +70,11 @@ function jsonItem(operation: string, line: string, extra: object = {}): string {
 }
 
 /**
- * The command form of every current operation of the table, each printing the same JSON as the
- * HTTP API; the type asks for one per operation, so a new operation is not done without it.
+ * The command forms written for the operations, each printing the same JSON as the HTTP API and
+ * taking its value as the argument or standard input; an operation without one takes its whole
+ * body (`bodyForm`).
  */
-const FORMS: Readonly<Record<CurrentOperationId, CommandForm>> = {
+const FORMS: Readonly<Partial<Record<CurrentOperationId, CommandForm>>> = {
   sort: {
     usage: '[json-array]',
     help: ['{"sortedArray":[...]}; the array from stdin when not given', "--desc for descending, --locale TAG for a locale's collation"],
@@ -112,8 +115,29 @@ const FORMS: Readonly<Record<CurrentOperationId, CommandForm>> = {
   },
 };
 
+/** The command of an operation with no form written for it: its POST body, as JSON, the argument or standard input. */
+function bodyForm(id: string, operation: Operation): CommandForm {
+  return {
+    usage: '[json-body]',
+    help: [`${operation.summary}: the JSON body of POST ${DEFAULT_PREFIX}${operation.path}, from stdin when not given`],
+    body: (p) => readJson(argumentOrStdin(p)) as object,
+    item: (line) => {
+      try {
+        const body = JSON.parse(line) as unknown;
+        // A line that is not a JSON object stays as it is, and is answered that it is not one.
+        return typeof body === 'object' && body !== null && !Array.isArray(body) ? JSON.stringify({ operation: id, ...body }) : line;
+      } catch {
+        return line;
+      }
+    },
+    valueAt: '',
+  };
+}
+
 /** One command per current operation, in the operation table's order, named by its operationId. */
-export const COMMANDS: ReadonlyMap<string, CommandForm> = new Map(CURRENT_OPERATION_IDS.map((id) => [id, FORMS[id]]));
+export const COMMANDS: ReadonlyMap<string, CommandForm> = new Map(
+  CURRENT_OPERATION_IDS.map((id) => [id, FORMS[id] ?? bodyForm(id, OPERATIONS[id] as Operation)]),
+);
 
 /** How many arguments a command takes at most: one per word of its usage. */
 export function argumentsOf(form: CommandForm): number {
@@ -137,10 +161,13 @@ function wordsFor(pointer: string, form: CommandForm, fromArgument: boolean): st
   const named = form.fields?.[pointer];
   if (named !== undefined) return named;
   const where = fromArgument ? 'the argument' : 'standard input';
+  const valueAt = form.valueAt ?? '/input';
+  if (pointer !== valueAt && !pointer.startsWith(`${valueAt}/`)) return pointer;
   // RFC 6901 §4: ~1 is "/" and ~0 is "~".
   const steps = pointer
+    .slice(valueAt.length)
     .split('/')
-    .slice(2)
+    .slice(1)
     .map((step) => step.replaceAll('~1', '/').replaceAll('~0', '~'));
   if (steps.length === 0) return where;
   return `${steps.map((step) => (/^\d+$/.test(step) ? `[${step}]` : `.${step}`)).join('')} of ${where}`;
@@ -151,8 +178,7 @@ const HELP_COLUMN = 35;
 /** The help's lines for the operations' commands, in the table's order. */
 export function commandsHelp(): string {
   const lines: string[] = [];
-  for (const id of CURRENT_OPERATION_IDS) {
-    const { usage, help } = FORMS[id];
+  for (const [id, { usage, help }] of COMMANDS) {
     const call = `  json-utility ${id} ${usage}`;
     const [first, ...more] = help;
     if (call.length < HELP_COLUMN - 1) lines.push(`${call.padEnd(HELP_COLUMN)}${first}`);

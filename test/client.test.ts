@@ -19,7 +19,6 @@ describe('createClient against the running service', () => {
     const document = (await app.inject('/api/openapi.json')).json<{ paths: Record<string, Record<string, { operationId: string }>> }>();
     const operationIds = Object.values(document.paths).flatMap((item) => Object.values(item).map((operation) => operation.operationId));
     assert.deepEqual(Object.keys(client).sort(), operationIds.sort());
-    assert.equal(Object.keys(client).length, 15);
   });
 
   test('every operation answers through its method', async () => {

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { OPERATIONS, type OperationId } from '../src/operations/index.js';
 import { estimatePeakBytes } from '../src/http/memory/estimates.js';
 import { measurePeak } from '../scripts/measure-memory.js';
-import { SHAPES_OF } from '../scripts/memory-shapes.js';
+import { shapesOf } from '../scripts/memory-shapes.js';
 
 // The admission control reserves estimatePeakBytes for each request: no measured peak may be
 // above it. Each measurement answers one body in a fresh process, as a worker thread does
@@ -16,7 +16,7 @@ const MIB = 1024 * 1024;
 describe('memory estimates are not below measured peaks', () => {
   for (const operation of Object.keys(OPERATIONS) as OperationId[]) {
     if (operation.startsWith('legacy')) continue; // the same work as their successors
-    for (const shape of SHAPES_OF[operation]) {
+    for (const shape of shapesOf(operation)) {
       test(`${operation}, ${shape}, 2 MiB`, (t) => {
         const measured = measurePeak(operation, shape, SIZE);
         const estimate = estimatePeakBytes(OPERATIONS[operation].memory, measured.bodyBytes, true);

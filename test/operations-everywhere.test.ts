@@ -18,7 +18,6 @@ const expected = [...CURRENT_OPERATION_IDS, ...LEGACY_OPERATION_IDS].flatMap((id
 
 test('the operation table has every current and every legacy operation, and nothing else', () => {
   assert.deepEqual([...CURRENT_OPERATION_IDS, ...LEGACY_OPERATION_IDS].sort(), Object.keys(OPERATIONS).sort());
-  assert.deepEqual(CURRENT_OPERATION_IDS, ['sort', 'isEven', 'isOdd', 'isNumber', 'toString', 'stringSplit']);
 });
 
 test('every declared operation is a route and an operation of the OpenAPI document, and the document has no other', async (t) => {

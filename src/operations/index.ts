@@ -11,8 +11,8 @@ export { DEFAULT_PREFIX, JsonText, TAG_DESCRIPTIONS, type AnswerContext, type Le
 /**
  * Every operation, each declared in its own file, in the order of the OpenAPI document. The
  * routes, the OpenAPI document, the client's types, the CLI, the batch and the stream, the worker
- * threads and the memory estimates all follow from this table; test/operations-everywhere.test.ts
- * checks that an operation added here is found in each of them. docs/development.md, "Adding an
+ * threads and the memory estimates all follow from this table; test/adding-an-operation.test.ts
+ * adds one to a copy of the project and finds it in each of them. docs/development.md, "Adding an
  * operation", lists the steps.
  */
 export const OPERATIONS = { sort, isEven, isOdd, isNumber, toString, stringSplit, legacySort, legacyIsOdd, legacyIsEven, legacyToString } as const;

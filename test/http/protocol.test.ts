@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { CURRENT_OPERATION_IDS, OPERATIONS, type Operation } from '../../src/operations/index.js';
 import { JSON_TYPE, assertOk, assertProblem, build, post, sharedApp } from './helper.js';
 
-const POST_ONLY = ['/api/sort', '/api/isEven', '/api/isOdd', '/api/isNumber', '/api/toString', '/api/stringSplit'];
-const GET_ONLY = ['/api/isEven/4', '/api/isOdd/4', '/api/isNumber/4'];
+const CURRENT = CURRENT_OPERATION_IDS.map((id) => OPERATIONS[id] as Operation);
+const POST_ONLY = CURRENT.map((operation) => `/api${operation.path}`);
+const GET_ONLY = CURRENT.filter((operation) => operation.byPath !== undefined).map((operation) => `/api${operation.path}/4`);
 
 describe('methods (RFC 9110 §15.5.6, docs/behaviour.md §1)', () => {
   const shared = sharedApp();
