@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { request, type IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
+import { createInterface } from 'node:readline';
 import { describe, test, type TestContext } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../src/config.js';
@@ -21,38 +22,18 @@ function openStream(port: number): { send: ReturnType<typeof request>; response:
   return { send, response };
 }
 
-/** Reads answer lines from a response as they arrive. */
+/** Reads answer lines from a response as they arrive (node:readline, as the CLI reads its input). */
 function lineReader(response: IncomingMessage): { next(): Promise<Record<string, unknown>>; all(): Promise<Array<Record<string, unknown>>> } {
-  let buffered = '';
-  const waiting: Array<() => void> = [];
-  let ended = false;
-  response.setEncoding('utf8');
-  response.on('data', (chunk: string) => {
-    buffered += chunk;
-    waiting.splice(0).forEach((wake) => wake());
-  });
-  response.on('end', () => {
-    ended = true;
-    waiting.splice(0).forEach((wake) => wake());
-  });
+  const lines = createInterface({ input: response, crlfDelay: Infinity })[Symbol.asyncIterator]();
   const next = async (): Promise<Record<string, unknown>> => {
-    for (;;) {
-      const end = buffered.indexOf('\n');
-      if (end >= 0) {
-        const line = buffered.slice(0, end);
-        buffered = buffered.slice(end + 1);
-        return JSON.parse(line) as Record<string, unknown>;
-      }
-      if (ended) throw new Error(`the stream ended; left: ${buffered}`);
-      await new Promise<void>((resolve) => waiting.push(resolve));
-    }
+    const line = await lines.next();
+    if (line.done === true) throw new Error('the stream ended');
+    return JSON.parse(line.value) as Record<string, unknown>;
   };
   const all = async () => {
-    while (!ended) await new Promise<void>((resolve) => waiting.push(resolve));
-    return buffered
-      .split('\n')
-      .filter((line) => line !== '')
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const answers: Array<Record<string, unknown>> = [];
+    for (let line = await lines.next(); line.done !== true; line = await lines.next()) answers.push(JSON.parse(line.value) as Record<string, unknown>);
+    return answers;
   };
   return { next, all };
 }
