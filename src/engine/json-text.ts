@@ -56,7 +56,7 @@ export function parseJsonText(text: string, maxDepth: number | undefined, bytes?
 
 // A number whose text JSON.parse may not give back from its double: a fraction, an exponent, 16
 // digits or more, or -0. Anything else is an integer a double holds, written as String() writes it.
-const MAY_DIFFER = /\d[.eE]|\d{16}|-0/;
+const MAY_DIFFER = /-0|\d(?:[.eE]|\d{15})/;
 
 /**
  * The source text of the numbers JSON.parse may have rounded, in the members `fieldOf` names for
@@ -73,7 +73,8 @@ export function withNumberSources<T>(
   needed: (value: T) => boolean,
   fieldOf: (holder: object) => string | undefined,
 ): { value: T; sources: Map<object, string> | undefined } {
-  if (!MAY_DIFFER.test(text) || !needed(value)) return { value, sources: undefined };
+  // `needed` first: it looks at one member, the test at the whole text.
+  if (!needed(value) || !MAY_DIFFER.test(text)) return { value, sources: undefined };
   const sources = new Map<object, string>();
   const reparsed = JSON.parse(text, function (this: object, key: string, member: unknown, context?: { source?: string }) {
     if (typeof member === 'number' && context?.source !== undefined && key === fieldOf(this)) sources.set(this, context.source);
