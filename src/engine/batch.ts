@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { answerItem, answerText, count, hasNumberToRead, numberFieldOf, problemAnswer, rootedAt, type ItemAnswer, type Tally } from './items.js';
 import type { Limits } from '../operations/field-rules.js';
 import { compileBodyValidator } from './validation.js';
-import { decodeUtf8Body, parseJsonText, pointerOfKey, withNumberSources } from './json-text.js';
+import { BYTE, countAtMost, decodeUtf8Body, parseJsonText, pointerOfKey, withNumberSources } from './json-text.js';
 import { EXPECTED, fieldProblem, problemOf, ProblemError, validationProblem } from '../operations/problem.js';
 import { LIMIT_TEXTS } from '../operations/limit-texts.js';
 
@@ -86,13 +86,7 @@ function isBatch(body: unknown): body is { operations: unknown[] } {
   return typeof body === 'object' && body !== null && Array.isArray((body as { operations?: unknown }).operations);
 }
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
+const { QUOTE, BACKSLASH, COMMA, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET } = BYTE;
 const OPERATIONS_KEY = Buffer.from('"operations"');
 
 interface DeepItems {
@@ -111,10 +105,7 @@ interface DeepItems {
 function deepItems(bytes: Uint8Array, limit: number): DeepItems {
   const found: DeepItems = { ranges: [], items: new Map() };
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
-  let openers = 0;
-  for (let at = buffer.indexOf(OPEN_BRACKET); at !== -1 && openers <= limit; at = buffer.indexOf(OPEN_BRACKET, at + 1)) openers++;
-  for (let at = buffer.indexOf(OPEN_BRACE); at !== -1 && openers <= limit; at = buffer.indexOf(OPEN_BRACE, at + 1)) openers++;
-  if (openers <= limit) return found;
+  if (countAtMost(buffer, OPEN_BRACKET, limit) + countAtMost(buffer, OPEN_BRACE, limit) <= limit) return found;
 
   let depth = 0;
   let inOperations = false; // inside the value of a top-level "operations" member

@@ -8,13 +8,9 @@ import { LIMIT_TEXTS } from '../operations/limit-texts.js';
  * the numbers whose every digit matters.
  */
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
+/** The bytes a JSON scanner looks at (the batch's, engine/batch.ts, too). */
+export const BYTE = { QUOTE: 0x22, BACKSLASH: 0x5c, COMMA: 0x2c, OPEN_BRACE: 0x7b, CLOSE_BRACE: 0x7d, OPEN_BRACKET: 0x5b, CLOSE_BRACKET: 0x5d } as const;
+const { QUOTE, BACKSLASH, COMMA, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET } = BYTE;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -83,7 +79,8 @@ export function withNumberSources<T>(
   return { value: reparsed, sources };
 }
 
-function countAtMost(bytes: Buffer, byte: number, limit: number): number {
+/** How many times `byte` is in `bytes`, counting no further than one past `limit`. */
+export function countAtMost(bytes: Buffer, byte: number, limit: number): number {
   let count = 0;
   for (let at = bytes.indexOf(byte); at !== -1 && count <= limit; at = bytes.indexOf(byte, at + 1)) count++;
   return count;
