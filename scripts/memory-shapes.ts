@@ -56,7 +56,12 @@ const COSTLIEST: Readonly<Partial<Record<OperationId, readonly string[]>>> = {
   legacyToString: ['zeros'],
 };
 
-/** The shapes to measure `operation` on. */
+/**
+ * The shapes to measure `operation` on.
+ *
+ * @example
+ * shapesOf('stringSplit') //=> ['ascii', 'emoji', 'commas']
+ */
 export const shapesOf = (operation: OperationId): readonly string[] => COSTLIEST[operation] ?? Object.keys(SHAPES);
 
 const FIELD: Readonly<Record<string, string>> = { legacySort: 'array', legacyIsOdd: 'number', legacyIsEven: 'number', legacyToString: 'number' };

@@ -79,7 +79,12 @@ export function withNumberSources<T>(
   return { value: reparsed, sources };
 }
 
-/** How many times `byte` is in `bytes`, counting no further than one past `limit`. */
+/**
+ * How many times `byte` is in `bytes`, counting no further than one past `limit` (a native scan).
+ *
+ * @example
+ * countAtMost(Buffer.from('[[[1]]]'), BYTE.OPEN_BRACKET, 1) //=> 2
+ */
 export function countAtMost(bytes: Buffer, byte: number, limit: number): number {
   let count = 0;
   for (let at = bytes.indexOf(byte); at !== -1 && count <= limit; at = bytes.indexOf(byte, at + 1)) count++;

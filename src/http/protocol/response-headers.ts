@@ -35,6 +35,9 @@ export function addFixedHeaders(app: FastifyInstance, options: FixedHeaderOption
  * safe and the default); a preflight is answered only on a path that exists, with that path's
  * methods (`corsPreflight`). Register after the error and not-found handlers: the
  * OPTIONS route it adds keeps the handlers of the moment it is added.
+ *
+ * @example
+ * await allowOrigins(app, ['https://app.example']); // that origin's pages may call the API
  */
 export async function allowOrigins(app: FastifyInstance, corsOrigins: CorsOrigins): Promise<void> {
   if (corsOrigins === 'off') return;
@@ -50,5 +53,10 @@ export async function allowOrigins(app: FastifyInstance, corsOrigins: CorsOrigin
   });
 }
 
-/** The route config of a path's OPTIONS route: CORS preflights answered with the methods it takes. */
+/**
+ * The route config of a path's OPTIONS route: CORS preflights answered with the methods it takes.
+ *
+ * @example
+ * app.options('/api/sort', { config: corsPreflight('OPTIONS, POST') }, handler);
+ */
 export const corsPreflight = (allow: string) => ({ cors: { preflight: true, methods: allow } });
