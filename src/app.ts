@@ -8,7 +8,8 @@ import { createOffloadPool, type OffloadPool } from './http/memory/offload-pool.
 import { AJV_CUSTOM_OPTIONS } from './engine/validation.js';
 import { answerOtherMethods, recordRoutes } from './http/protocol/allowed-methods.js';
 import { jsonBodyParser } from './http/protocol/json-body.js';
-import { DEFAULT_PREFIX, registerOpenApi } from './http/operations/openapi.js';
+import { registerOpenApi } from './http/operations/openapi.js';
+import { DEFAULT_PREFIX } from './operations/index.js';
 import { problemOf } from './operations/problem.js';
 import { problemErrorHandler, sendProblem, toProblem, writeClientError } from './http/problem-responses.js';
 import { legacyRoutes, markLegacyResponses } from './http/operations/legacy-routes.js';

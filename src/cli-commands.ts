@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { InputError, type JsonValue } from './core/index.js';
-import { CURRENT_OPERATION_IDS, DEFAULT_PREFIX, OPERATIONS, type CurrentOperationId, type Operation } from './operations/index.js';
+import { CURRENT_OPERATION_IDS, OPERATIONS, servedAt, type CurrentOperationId, type Operation } from './operations/index.js';
 import type { Problem } from './operations/problem.js';
 
 /** A command line the `json-utility` command cannot run: exit code 2 and the help. */
@@ -119,7 +119,7 @@ const FORMS: Readonly<Partial<Record<CurrentOperationId, CommandForm>>> = {
 function bodyForm(id: string, operation: Operation): CommandForm {
   return {
     usage: '[json-body]',
-    help: [`${operation.summary}: the JSON body of POST ${DEFAULT_PREFIX}${operation.path}, from stdin when not given`],
+    help: [`${operation.summary}: the JSON body of POST ${servedAt(operation)}, from stdin when not given`],
     body: (p) => readJson(argumentOrStdin(p)) as object,
     item: (line) => {
       try {

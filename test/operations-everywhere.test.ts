@@ -3,13 +3,13 @@ import { test } from 'node:test';
 import { buildApp } from '../src/app.js';
 import { COMMANDS } from '../src/cli-commands.js';
 import { createClient } from '../src/client/index.js';
-import { CURRENT_OPERATION_IDS, LEGACY_OPERATION_IDS, OPERATIONS, type Operation } from '../src/operations/index.js';
+import { CURRENT_OPERATION_IDS, LEGACY_OPERATION_IDS, OPERATIONS, servedAt, type Operation } from '../src/operations/index.js';
 
 // docs/development.md, "Adding an operation": one declaration in src/operations reaches all of these.
 
 const expected = [...CURRENT_OPERATION_IDS, ...LEGACY_OPERATION_IDS].flatMap((id) => {
   const operation = OPERATIONS[id] as Operation;
-  const path = operation.legacy === undefined ? `/api${operation.path}` : operation.path;
+  const path = servedAt(operation);
   return [
     { operationId: id, method: 'POST', path, openApiPath: path },
     ...(operation.byPath === undefined ? [] : [{ operationId: `${id}ByPath`, method: 'GET', path: `${path}/:number`, openApiPath: `${path}/{number}` }]),

@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import { DEFAULT_PREFIX, OPERATIONS as DECLARED, type PathForm } from '../operations/index.js';
+import { DEFAULT_PREFIX, OPERATIONS as DECLARED, servedAt, type Operation, type PathForm } from '../operations/index.js';
 
 type Declared = typeof DECLARED;
 
@@ -24,13 +24,11 @@ interface Call {
 }
 
 /** How each method is called: a POST per operation, and a GET where it has a path form. */
-const CALLS: ReadonlyArray<[string, Call]> = Object.entries(DECLARED as Readonly<Record<string, { path: string; legacy?: object; byPath?: PathForm }>>).flatMap(
-  ([id, operation]) => {
-    const path = operation.legacy === undefined ? `${DEFAULT_PREFIX}${operation.path}` : operation.path;
-    const post: [string, Call] = [id, { method: 'POST', path, input: 'body' }];
-    return operation.byPath === undefined ? [post] : [post, [`${id}ByPath`, { method: 'GET', path: `${path}/{number}`, input: 'path' }]];
-  },
-);
+const CALLS: ReadonlyArray<[string, Call]> = Object.entries(DECLARED as Readonly<Record<string, Operation>>).flatMap(([id, operation]) => {
+  const path = servedAt(operation);
+  const post: [string, Call] = [id, { method: 'POST', path, input: 'body' }];
+  return operation.byPath === undefined ? [post] : [post, [`${id}ByPath`, { method: 'GET', path: `${path}/{number}`, input: 'path' }]];
+});
 
 /** One offending field of a request, as a JSON Pointer (RFC 6901). */
 export interface ProblemField {

@@ -25,6 +25,16 @@ export interface AnswerContext {
 /** Where the current operations live unless `buildApp` is given another prefix; the legacy ones are at the root. */
 export const DEFAULT_PREFIX = '/api';
 
+/**
+ * Where an operation's POST form is served: under `prefix` for a current operation, at the root for a legacy one.
+ *
+ * @example
+ * servedAt(OPERATIONS.sort) //=> '/api/sort'; servedAt(OPERATIONS.legacySort) //=> '/sort'
+ */
+export function servedAt(operation: Pick<Operation, 'path' | 'legacy'>, prefix: string = DEFAULT_PREFIX): string {
+  return operation.legacy === undefined ? `${prefix}${operation.path}` : operation.path;
+}
+
 /** The OpenAPI tags and their descriptions, in the document's order; `batch` is the batch and the stream. */
 export const TAG_DESCRIPTIONS = {
   sort: 'Sort an array',

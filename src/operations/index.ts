@@ -6,7 +6,17 @@ import { stringSplit } from './string-split.js';
 import { legacyToString, toString } from './to-string.js';
 import { TAG_DESCRIPTIONS } from './define.js';
 
-export { DEFAULT_PREFIX, JsonText, TAG_DESCRIPTIONS, type AnswerContext, type LegacyForm, type Operation, type PathForm, type Tag } from './define.js';
+export {
+  DEFAULT_PREFIX,
+  JsonText,
+  servedAt,
+  TAG_DESCRIPTIONS,
+  type AnswerContext,
+  type LegacyForm,
+  type Operation,
+  type PathForm,
+  type Tag,
+} from './define.js';
 
 /**
  * Every operation, each declared in its own file, in the order of the OpenAPI document. The
@@ -15,7 +25,23 @@ export { DEFAULT_PREFIX, JsonText, TAG_DESCRIPTIONS, type AnswerContext, type Le
  * adds one to a copy of the project and finds it in each of them. docs/development.md, "Adding an
  * operation", lists the steps.
  */
-export const OPERATIONS = { sort, isEven, isOdd, isNumber, toString, stringSplit, legacySort, legacyIsOdd, legacyIsEven, legacyToString } as const;
+export const OPERATIONS = {
+  sort,
+  isEven,
+  isOdd,
+  isNumber,
+  toString,
+  stringSplit,
+  // The client's methods take these tags: an editor strikes the earlier revision's calls through.
+  /** @deprecated The earlier revision: use `sort` (`POST /api/sort`, `{"input": [...]}`). */
+  legacySort,
+  /** @deprecated The earlier revision: use `isOdd` (`POST /api/isOdd`, `{"input": n}`). */
+  legacyIsOdd,
+  /** @deprecated The earlier revision: use `isEven` (`POST /api/isEven`, `{"input": n}`). */
+  legacyIsEven,
+  /** @deprecated The earlier revision: use `toString` (`POST /api/toString`, `{"input": value}`). */
+  legacyToString,
+} as const;
 
 export type OperationId = keyof typeof OPERATIONS;
 /** The operations of the current contract; the earlier revision's are named `legacy…` (and have a `legacy` form). */

@@ -1,6 +1,6 @@
 // The core's time bounds (docs/behaviour.md §2): linear in the input, and well under a second at
-// the sizes the limits allow. CPU time, not wall time, so the other core's work does not move them;
-// apart from the unit tier (npm run test:unit), which checks answers only.
+// the sizes the limits allow. CPU time, not wall time, so the other core's work does not move them.
+// In test:quick and npm test, not in the unit tier (npm run test:unit), as sort-bounds.test.ts.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { isNumber, isOdd, sort, splitGraphemes } from '../../src/core/index.js';

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { CURRENT_OPERATION_IDS, OPERATIONS, type Operation } from '../../src/operations/index.js';
+import { CURRENT_OPERATION_IDS, OPERATIONS, servedAt, type Operation } from '../../src/operations/index.js';
 import { JSON_TYPE, assertOk, assertProblem, build, post, sharedApp } from './helper.js';
 
 const CURRENT = CURRENT_OPERATION_IDS.map((id) => OPERATIONS[id] as Operation);
-const POST_ONLY = CURRENT.map((operation) => `/api${operation.path}`);
-const GET_ONLY = CURRENT.filter((operation) => operation.byPath !== undefined).map((operation) => `/api${operation.path}/4`);
+const POST_ONLY = CURRENT.map((operation) => servedAt(operation));
+const GET_ONLY = CURRENT.filter((operation) => operation.byPath !== undefined).map((operation) => `${servedAt(operation)}/4`);
 
 describe('methods (RFC 9110 §15.5.6, docs/behaviour.md §1)', () => {
   const shared = sharedApp();

@@ -5,7 +5,6 @@ import helmet from '@fastify/helmet';
 import { DOCS_HELMET_OPTIONS } from '../protocol/protection.js';
 import { DEFAULT_PREFIX, TAGS } from '../../operations/index.js';
 
-export { DEFAULT_PREFIX };
 export const DOCS_PATH = `${DEFAULT_PREFIX}/docs`;
 
 const DESCRIPTION = `Small JSON operations, done exactly: sort, parity, number detection, canonical string form and
