@@ -147,3 +147,54 @@ describe('createClient when the service does not answer', () => {
     await assert.rejects(call, /^Error: the caller gave up$/);
   });
 });
+
+/** A server that answers every request with these raw bytes, then does what `end` says to the connection. */
+async function rawServer(t: TestContext, bytes: string, end: 'close' | 'destroy'): Promise<string> {
+  const raw = createServer((socket) => {
+    socket.once('data', () => {
+      if (end === 'close') socket.end(bytes);
+      else socket.write(bytes, () => socket.destroy());
+    });
+  });
+  await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
+  t.after(() => raw.close());
+  return `http://127.0.0.1:${(raw.address() as AddressInfo).port}`;
+}
+
+const NDJSON_HEAD = 'HTTP/1.1 200 OK\r\ncontent-type: application/x-ndjson\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n';
+const chunk = (text: string): string => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`;
+const TWO_ANSWERS = '{"status":200,"result":{"ret":true}}\n{"status":200,"result":{"ret":false}}\n';
+
+describe('stream() when the answers break off', () => {
+  test('the connection drops in the middle of a line: the whole answers, then a ClientError saying how many', async (t) => {
+    const base = await rawServer(t, NDJSON_HEAD + chunk(`${TWO_ANSWERS}{"status":200,"res`), 'destroy');
+    const answers: unknown[] = [];
+    await assert.rejects(
+      (async () => {
+        for await (const answer of createClient({ baseUrl: base }).stream([{ operation: 'isEven', input: 2 }])) answers.push(answer);
+      })(),
+      (error: unknown) => {
+        assert.ok(error instanceof ClientError, String(error));
+        assert.match(error.message, new RegExp(`^The answers from POST ${base}/api/stream broke off after 2 lines: `));
+        return true;
+      },
+    );
+    assert.deepEqual(answers, [
+      { status: 200, result: { ret: true } },
+      { status: 200, result: { ret: false } },
+    ]);
+  });
+
+  test('the response ends cleanly but its last line is cut: a ClientError, not a SyntaxError', async (t) => {
+    const base = await rawServer(t, NDJSON_HEAD + chunk(`${TWO_ANSWERS}{"status":200,"res`) + '0\r\n\r\n', 'close');
+    let answered = 0;
+    await assert.rejects(
+      (async () => {
+        for await (const answer of createClient({ baseUrl: base }).stream([{ operation: 'isEven', input: 2 }])) answered += answer.status === 200 ? 1 : 0;
+      })(),
+      (error: unknown) =>
+        error instanceof ClientError && error.message === `The answers from POST ${base}/api/stream broke off after 2 lines: the next line is not JSON`,
+    );
+    assert.equal(answered, 2);
+  });
+});

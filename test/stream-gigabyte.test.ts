@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { createInterface } from 'node:readline';
 import { before, test } from 'node:test';
 import { promisify } from 'node:util';
 import { startServer } from './process.js';
@@ -40,17 +41,12 @@ test('1 GiB of lines streams through a service with MEMORY_LIMIT=256MiB: every a
     sent.on('response', (response) => {
       assert.equal(response.statusCode, 200);
       let seen = 0;
-      let rest = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => {
-        const parts = (rest + chunk).split('\n');
-        rest = parts.pop() ?? '';
-        for (const answer of parts) {
-          if (answer !== expected[numericAt(seen)]) return reject(new Error(`line ${seen}: ${answer.slice(0, 300)}`));
-          seen++;
-        }
+      const answers = createInterface({ input: response, crlfDelay: Infinity });
+      answers.on('line', (answer) => {
+        if (answer !== expected[numericAt(seen)]) return reject(new Error(`line ${seen}: ${answer.slice(0, 300)}`));
+        seen++;
       });
-      response.on('end', () => resolve(seen));
+      answers.on('close', () => resolve(seen));
       response.on('error', reject);
     });
     void (async () => {

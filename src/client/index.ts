@@ -1,3 +1,6 @@
+import { createInterface } from 'node:readline';
+import { Readable } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Static } from 'typebox';
 import { DEFAULT_PREFIX, OPERATIONS as DECLARED, servedAt, type Operation, type PathForm } from '../operations/index.js';
 
@@ -264,18 +267,29 @@ async function* streamAnswers(
     const text = await response.text();
     throw new ProblemError(problemIn(text, response.status, response.statusText));
   }
-  const decoder = new TextDecoder();
-  let rest = '';
-  for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
-    rest += decoder.decode(chunk, { stream: true });
-    let end: number;
-    while ((end = rest.indexOf('\n')) !== -1) {
-      const answer = JSON.parse(rest.slice(0, end)) as Answer;
-      rest = rest.slice(end + 1);
+  // readline splits the answer lines; a line cut by a dropped connection fails JSON.parse or the read itself.
+  const input = Readable.fromWeb(response.body as WebReadableStream<Uint8Array>);
+  let answered = 0;
+  try {
+    for await (const line of createInterface({ input, crlfDelay: Infinity })) {
+      let answer: Answer;
+      try {
+        answer = JSON.parse(line) as Answer;
+      } catch (error) {
+        throw new ClientError(`The answers from POST ${url} broke off after ${answered} lines: the next line is not JSON`, url, { cause: error });
+      }
       const interrupted = 'problem' in answer ? shutdownOf(answer.problem) : undefined;
       if (interrupted !== undefined) throw interrupted;
+      answered++;
       yield answer;
     }
+  } catch (error) {
+    if (signal?.aborted === true) throw signal.reason;
+    if (error instanceof ProblemError || error instanceof ClientError) throw error;
+    throw new ClientError(`The answers from POST ${url} broke off after ${answered} lines: ${causeOf(error)}`, url, { cause: error });
+  } finally {
+    // Also when the caller stops early: the response is not read any further.
+    input.destroy();
   }
 }
 
