@@ -16,7 +16,7 @@ import { legacyRoutes, markLegacyResponses } from './http/operations/legacy-rout
 import { operationRoutes } from './http/operations/routes.js';
 import { batchRoutes, type ManyLimits } from './http/operations/batch-routes.js';
 import { manageConnections } from './http/protocol/drain.js';
-import { counterOf, createHttpMetrics } from './http/observability/metrics.js';
+import { counterOf, createHttpMetrics, type HttpMetrics } from './http/observability/metrics.js';
 import { logAndCountAnswers, requestIdOf } from './http/observability/access-log.js';
 import { createLifecycle, registerProbes, type Lifecycle } from './http/observability/probes.js';
 import { API_HEADERS, protect } from './http/protocol/protection.js';
@@ -31,6 +31,8 @@ declare module 'fastify' {
     lifecycle: Lifecycle;
     /** The memory budget and the pool that answers large bodies. */
     memory: MemorySetup;
+    /** What `/metrics` serves: on this app, or with ADMIN_PORT on the admin app (server.ts). */
+    metrics: HttpMetrics;
   }
 }
 
@@ -102,15 +104,15 @@ export interface BuildOptions {
  */
 export const FRAMEWORK_LISTENING_TEXT = 'fastify: server listening';
 
+/** pino's hooks for every logger of the service (the cluster's primary's too): Fastify's listening line goes. */
+export const LOG_HOOKS = {
+  logMethod(this: unknown, args: unknown[], method: (...args: unknown[]) => void) {
+    if (args[0] !== FRAMEWORK_LISTENING_TEXT) method.apply(this, args);
+  },
+};
+
 function loggerFor(config: Config): FastifyServerOptions['logger'] {
-  const base = {
-    level: config.logLevel,
-    hooks: {
-      logMethod(this: unknown, args: unknown[], method: (...args: unknown[]) => void) {
-        if (args[0] !== FRAMEWORK_LISTENING_TEXT) method.apply(this, args);
-      },
-    },
-  } as const;
+  const base = { level: config.logLevel, hooks: LOG_HOOKS } as const;
   if (config.logFormat === 'pretty') return { ...base, transport: { target: 'pino-pretty' } };
   return { ...base, stream: logDestination(config.logFlushMs, config.logBacklogBytes) };
 }
@@ -177,6 +179,7 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
   app.addHook('onClose', () => memory.pool.close());
   const { isClosing } = manageConnections(app.server, config);
   const metrics = createHttpMetrics();
+  app.decorate('metrics', metrics);
   for (const metric of budgetMetrics(memory.budget, memory.limit)) metrics.register(metric);
   metrics.register(
     counterOf('log_lines_dropped_total', 'Log lines dropped because standard output did not take them in time (LOG_BACKLOG_BYTES)', droppedLogLines),
@@ -209,7 +212,8 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
 
   const routes = recordRoutes(app);
   await registerOpenApi(app, prefix, config.securityHeaders === 'on');
-  registerProbes(app, lifecycle, metrics);
+  // With ADMIN_PORT the probes and metrics are served there instead (server.ts).
+  if (config.adminPort === 'off') registerProbes(app, { ready: () => lifecycle.ready, metrics });
   const answering = { limits, offloadBodyBytes: config.offloadBodyBytes, pool: memory.pool };
   await app.register(operationRoutes, { prefix, ...answering });
   await app.register(batchRoutes, { prefix, ...answering, stopping: lifecycle.stopping });

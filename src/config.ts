@@ -96,6 +96,14 @@ export const SETTINGS = {
     meaning: 'Address to listen on; `0.0.0.0` for every interface',
     parse: text,
   }),
+  adminPort: setting<number | 'off'>({
+    env: 'ADMIN_PORT',
+    default: 'off',
+    accepts: '`off`, or an integer from 0 to 65535 other than `PORT` (0 picks a free one)',
+    meaning:
+      "A second port, on `HOST`, for `/healthz`, `/readyz` and `/metrics`, which then leave the API port; with `WORKERS` > 1 the primary serves it, with every worker's metrics summed. `off` serves them on the API port",
+    parse: (raw) => (raw === 'off' ? 'off' : integer(0, 65535)(raw)),
+  }),
   workers: setting<number | 'auto'>({
     env: 'WORKERS',
     default: 1,
@@ -392,6 +400,9 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
   }
   if ((config.drainDelayMs as number) >= (config.shutdownTimeoutMs as number)) {
     problems.push('DRAIN_DELAY_MS must be shorter than SHUTDOWN_TIMEOUT_MS, which includes it');
+  }
+  if (config.adminPort !== 'off' && config.adminPort !== 0 && config.adminPort === config.port) {
+    problems.push('ADMIN_PORT must differ from PORT: the probes and metrics leave the API port for it');
   }
   if ((config.headersTimeoutMs as number) > (config.requestTimeoutMs as number)) {
     problems.push('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS: the headers are part of the request');

@@ -1,13 +1,14 @@
 import cluster, { type Worker } from 'node:cluster';
 import { getHeapStatistics } from 'node:v8';
 import pino from 'pino';
-import type { FastifyBaseLogger } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { ConfigError, formatBytes, loadConfig, SETTINGS, workerCount, type Config } from './config.js';
 import { detectMemoryLimit, processShare } from './http/memory/memory-limit.js';
-import { serveClusterMetrics } from './http/observability/metrics.js';
+import { clusterMetrics } from './http/observability/metrics.js';
+import { buildAdminApp, type ProbeSources } from './http/observability/probes.js';
 import { logDestination } from './http/observability/log-destination.js';
 import { DOCS_PATH } from './http/operations/openapi.js';
-import { buildApp, FRAMEWORK_LISTENING_TEXT } from './app.js';
+import { buildApp, FRAMEWORK_LISTENING_TEXT, LOG_HOOKS } from './app.js';
 
 /**
  * Running the service: one process, or with WORKERS > 1 a primary that keeps that many workers
@@ -36,19 +37,21 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
  * The one line that says the service is up, with the docs URL and the memory it has: written at
  * level info whatever LOG_LEVEL says (but `silent`), so that whoever started it sees where it is.
  */
-function announce(log: FastifyBaseLogger, logLevel: Config['logLevel'], address: string, workers: number, memory: string): void {
+function announce(log: FastifyBaseLogger, logLevel: Config['logLevel'], address: string, workers: number, memory: string, admin: string | undefined): void {
   if (logLevel === 'silent') return;
-  const base = address.replace('://[::1]', '://localhost');
+  const local = (url: string) => url.replace('://[::1]', '://localhost');
+  const base = local(address);
   const across = workers > 1 ? ` (${workers} workers)` : '';
   const inCluster = workers > 1 ? { workers } : {};
-  log.child({}, { level: 'info' }).info({ address: base, docs: `${base}${DOCS_PATH}`, ...inCluster, memory }, `listening on ${base}${across}`);
+  const probes = admin === undefined ? {} : { admin: local(admin) };
+  log.child({}, { level: 'info' }).info({ address: base, docs: `${base}${DOCS_PATH}`, ...probes, ...inCluster, memory }, `listening on ${base}${across}`);
   (log as { flush?: () => void }).flush?.();
 }
 
-/** Why the server could not listen, in one line naming the address and the settings that choose it; undefined for other errors. */
-function listenFailure(error: NodeJS.ErrnoException, config: Config): string | undefined {
-  const where = `${config.host}:${config.port}`;
-  const settings = `${SETTINGS.port.env} or ${SETTINGS.host.env}`;
+/** Why a server could not listen on `port`, in one line naming the address and the settings that choose it; undefined for other errors. */
+function listenFailure(error: NodeJS.ErrnoException, config: Config, port: 'port' | 'adminPort'): string | undefined {
+  const where = `${config.host}:${config[port]}`;
+  const settings = `${SETTINGS[port].env} or ${SETTINGS.host.env}`;
   if (error.code === 'EADDRINUSE') return `Cannot listen on ${where}: the address is in use by another process; set ${settings} to another (EADDRINUSE)`;
   if (error.code === 'EACCES') return `Cannot listen on ${where}: permission denied (ports below 1024 need privileges); set ${settings} to another (EACCES)`;
   if (error.code === 'EADDRNOTAVAIL') return `Cannot listen on ${where}: this machine has no such address; set ${settings} to one of its own (EADDRNOTAVAIL)`;
@@ -129,20 +132,28 @@ async function serve(config: Config, workers: number): Promise<void> {
   }
 
   await app.memory.pool.warm();
-  let address: string;
-  try {
-    address = await app.listen({ port: config.port, host: config.host, listenTextResolver: () => FRAMEWORK_LISTENING_TEXT });
-  } catch (error) {
-    const failure = listenFailure(error as NodeJS.ErrnoException, config);
-    if (failure === undefined) throw error;
-    process.stderr.write(`${failure}\n`);
-    process.exit(cluster.isWorker ? EXIT_CANNOT_LISTEN : 1);
-  }
+  const address = await listenOrExit(app, config, 'port');
+  // In a cluster the primary serves the admin port, with every worker's metrics.
+  const admin =
+    config.adminPort === 'off' || cluster.isWorker ? undefined : await buildAdminApp({ ready: () => app.lifecycle.ready, metrics: app.metrics }, app.log);
+  const adminAddress = admin === undefined ? undefined : await listenOrExit(admin, config, 'adminPort');
   const memory = app.memory.describe();
   const warning = heapWarning(app.memory.limit);
   if (warning !== undefined) app.log.warn(warning);
   if (cluster.isWorker) process.send?.({ type: LISTENING, address, memory });
-  else announce(app.log, config.logLevel, address, workers, memory);
+  else announce(app.log, config.logLevel, address, workers, memory, adminAddress);
+}
+
+/** Listens on PORT or ADMIN_PORT at HOST; a failure with a known cause goes to standard error and ends the process. */
+async function listenOrExit(app: FastifyInstance, config: Config, port: 'port' | 'adminPort'): Promise<string> {
+  try {
+    return await app.listen({ port: config[port] as number, host: config.host, listenTextResolver: () => FRAMEWORK_LISTENING_TEXT });
+  } catch (error) {
+    const failure = listenFailure(error as NodeJS.ErrnoException, config, port);
+    if (failure === undefined) throw error;
+    process.stderr.write(`${failure}\n`);
+    process.exit(cluster.isWorker ? EXIT_CANNOT_LISTEN : 1);
+  }
 }
 
 function killAllAndExit(code: number): never {
@@ -151,13 +162,19 @@ function killAllAndExit(code: number): never {
 }
 
 /** Keeps `count` workers running until a signal; then waits for all of them to drain. */
-function supervise(config: Config, count: number): void {
+async function supervise(config: Config, count: number): Promise<void> {
   let stopping = false;
   let announced = false;
   let exitCode = 0;
   // The primary writes to the same standard output as its workers, through the same destination.
-  const log = pino({ level: config.logLevel }, logDestination(config.logFlushMs, config.logBacklogBytes));
-  serveClusterMetrics();
+  const log = pino({ level: config.logLevel, hooks: LOG_HOOKS }, logDestination(config.logFlushMs, config.logBacklogBytes));
+  // Workers that listen can be drained; one still starting has no request and is simply stopped.
+  const listening = new Set<number>();
+  const metrics = clusterMetrics(config.adminPort === 'off');
+  // Ready while a worker serves and shutdown has not begun.
+  const probes: ProbeSources = { ready: () => !stopping && listening.size > 0, metrics };
+  const admin = config.adminPort === 'off' ? undefined : await buildAdminApp(probes, log);
+  const adminAddress = admin === undefined ? undefined : await listenOrExit(admin, config, 'adminPort');
   // Each worker's heap from its share of MEMORY_LIMIT, unless the operator chose one.
   const share = processShare(config.memoryLimit === 'auto' ? detectMemoryLimit().bytes : config.memoryLimit, count);
   if (!`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`.includes('--max-old-space-size')) {
@@ -165,8 +182,6 @@ function supervise(config: Config, count: number): void {
   }
   const fork = (): Worker => cluster.fork();
 
-  // Workers that listen can be drained; one still starting has no request and is simply stopped.
-  const listening = new Set<number>();
   const stoppedWhileStarting = new Set<number>();
   cluster.on('message', (worker, message: { type?: string; address?: string; memory?: string }) => {
     if (message?.type !== LISTENING || message.address === undefined) return;
@@ -174,7 +189,7 @@ function supervise(config: Config, count: number): void {
     // Announced once the whole first pool is up.
     if (!announced && listening.size === count) {
       announced = true;
-      announce(log, config.logLevel, message.address, count, `each worker: ${message.memory ?? 'unknown'}`);
+      announce(log, config.logLevel, message.address, count, `each worker: ${message.memory ?? 'unknown'}`, adminAddress);
     }
   });
   cluster.on('exit', (worker, code, signal) => {
@@ -223,6 +238,6 @@ function supervise(config: Config, count: number): void {
 /** Serves with this configuration: in this process, or as the primary of WORKERS processes. */
 export async function run(config: Config): Promise<void> {
   const workers = workerCount(config);
-  if (workers > 1 && cluster.isPrimary) supervise(config, workers);
+  if (workers > 1 && cluster.isPrimary) await supervise(config, workers);
   else await serve(config, workers);
 }

@@ -14,6 +14,7 @@ describe('loadConfig', () => {
     const config = loadConfig({
       PORT: '8080',
       HOST: '0.0.0.0',
+      ADMIN_PORT: '9090',
       WORKERS: 'auto',
       LOG_LEVEL: 'warn',
       LOG_FORMAT: 'pretty',
@@ -53,6 +54,7 @@ describe('loadConfig', () => {
     assert.deepEqual(config, {
       port: 8080,
       host: '0.0.0.0',
+      adminPort: 9090,
       workers: 'auto',
       logLevel: 'warn',
       logFormat: 'pretty',
@@ -90,6 +92,8 @@ describe('loadConfig', () => {
       legacySunset: new Date('2027-06-30T10:00:00Z'),
     });
     assert.equal(loadConfig({ CORS_ORIGINS: 'off' }).corsOrigins, 'off');
+    assert.equal(loadConfig({ ADMIN_PORT: 'off' }).adminPort, 'off');
+    assert.equal(loadConfig({ PORT: '0', ADMIN_PORT: '0' }).adminPort, 0);
     for (const mode of ['all', 'errors', 'minimal'] as const) assert.deepEqual(loadConfig({ ACCESS_LOG: mode }).accessLog, { mode });
   });
 
@@ -126,6 +130,9 @@ describe('loadConfig', () => {
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL="loud" is invalid: it accepts fatal, error, warn, info, debug, trace or silent'],
     [{ CORS_ORIGINS: ' , ' }, 'CORS_ORIGINS=" , " is invalid: it accepts `*`, `off`, or a comma-separated list of origins'],
     [{ HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '1000' }, 'HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS: the headers are part of the request'],
+    [{ ADMIN_PORT: 'on' }, 'ADMIN_PORT="on" is invalid: it accepts `off`, or an integer from 0 to 65535 other than `PORT` (0 picks a free one)'],
+    [{ PORT: '9090', ADMIN_PORT: '9090' }, 'ADMIN_PORT must differ from PORT: the probes and metrics leave the API port for it'],
+    [{ ADMIN_PORT: '3000' }, 'ADMIN_PORT must differ from PORT: the probes and metrics leave the API port for it'],
     [{ WORKERS: '0' }, 'WORKERS="0" is invalid: it accepts an integer from 1 to 64, or `auto` (one per CPU)'],
     [{ DRAIN_DELAY_MS: '30000' }, 'DRAIN_DELAY_MS must be shorter than SHUTDOWN_TIMEOUT_MS, which includes it'],
     [{ LEGACY_ROUTES: 'no' }, 'LEGACY_ROUTES="no" is invalid: it accepts `on` or `off`'],

@@ -6,6 +6,7 @@ import { describe, test } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { SETTINGS, loadConfig } from '../src/config.js';
 import { build } from './http/helper.js';
+import { buildAdminApp } from '../src/http/observability/probes.js';
 
 // deploy/ cannot run here (no container engine, no cluster): these tests keep it true to the service.
 const dockerfile = readFileSync(new URL('../deploy/Dockerfile', import.meta.url), 'utf8');
@@ -76,18 +77,28 @@ describe('deploy/', () => {
     loadConfig(containerEnv);
   });
 
-  test('the port is one number everywhere: PORT, EXPOSE, containerPort, probes and the Service', () => {
+  test('the ports are one number everywhere: PORT and ADMIN_PORT, EXPOSE, containerPorts, probes, Prometheus and the Service', () => {
     const port = Number(containerEnv.PORT);
+    const adminPort = Number(containerEnv.ADMIN_PORT);
+    assert.ok(adminPort > 0 && adminPort !== port);
     assert.equal(Number(dockerEnv.PORT), port);
-    assert.match(dockerfile, new RegExp(`^EXPOSE ${port}$`, 'm'));
-    assert.deepEqual(container.ports, [{ name: 'http', containerPort: port }]);
-    for (const probe of ['livenessProbe', 'readinessProbe', 'startupProbe']) assert.equal(container[probe].httpGet.port, 'http', probe);
-    assert.equal(ofKind('Service').spec.ports[0].targetPort, 'http');
-    assert.equal(deployment.spec.template.metadata.annotations['prometheus.io/port'], String(port));
+    assert.equal(Number(dockerEnv.ADMIN_PORT), adminPort);
+    assert.match(dockerfile, new RegExp(`^EXPOSE ${port} ${adminPort}$`, 'm'));
+    assert.deepEqual(container.ports, [
+      { name: 'http', containerPort: port },
+      { name: 'admin', containerPort: adminPort },
+    ]);
+    // The probes and the scrape reach the admin port; callers reach the API port alone.
+    for (const probe of ['livenessProbe', 'readinessProbe', 'startupProbe']) assert.equal(container[probe].httpGet.port, 'admin', probe);
+    assert.deepEqual(ofKind('Service').spec.ports, [{ name: 'http', port: 80, targetPort: 'http' }]);
+    assert.equal(deployment.spec.template.metadata.annotations['prometheus.io/port'], String(adminPort));
+    assert.match(dockerfile, /^HEALTHCHECK .*\n.*process\.env\.ADMIN_PORT \+ '\/healthz'/m);
   });
 
-  test('the probe and metrics paths are the service’s, and answer 200', async (t) => {
-    const app = await build(t);
+  test('the probe and metrics paths answer 200 on the admin app, and 404 on the API port', async (t) => {
+    const app = await build(t, loadConfig(containerEnv));
+    const admin = await buildAdminApp({ ready: () => app.lifecycle.ready, metrics: app.metrics }, app.log);
+    t.after(() => admin.close());
     const paths = [
       container.livenessProbe.httpGet.path,
       container.readinessProbe.httpGet.path,
@@ -95,8 +106,27 @@ describe('deploy/', () => {
       deployment.spec.template.metadata.annotations['prometheus.io/path'],
     ];
     assert.deepEqual(paths, ['/healthz', '/readyz', '/healthz', '/metrics']);
-    for (const path of paths) assert.equal((await app.inject({ method: 'GET', url: path })).statusCode, 200, path);
-    assert.match(dockerfile, /^HEALTHCHECK .*\n.*\/healthz/m);
+    for (const path of paths) {
+      assert.equal((await admin.inject({ method: 'GET', url: path })).statusCode, 200, path);
+      assert.equal((await app.inject({ method: 'GET', url: path })).statusCode, 404, path);
+    }
+  });
+
+  test('the NetworkPolicy fences the pods: the API port to labelled namespaces, the admin port to monitoring, no egress', () => {
+    const policy = ofKind('NetworkPolicy');
+    assert.deepEqual(policy.spec.podSelector.matchLabels, deployment.spec.template.metadata.labels);
+    assert.deepEqual(policy.spec.policyTypes, ['Ingress', 'Egress']);
+    assert.deepEqual(policy.spec.egress, []);
+    const rules = policy.spec.ingress.map((rule: any) => ({ from: rule.from[0].namespaceSelector.matchLabels, ports: rule.ports.map((p: any) => p.port) }));
+    assert.deepEqual(rules, [
+      { from: { 'json-utility-service/client': 'true' }, ports: ['http'] },
+      { from: { 'kubernetes.io/metadata.name': 'monitoring' }, ports: ['admin'] },
+    ]);
+    // Each port it names is one the container declares.
+    const named = container.ports.map((p: { name: string }) => p.name);
+    for (const rule of rules) for (const port of rule.ports) assert.ok(named.includes(port), port);
+    const operations = readFileSync(new URL('../docs/operations.md', import.meta.url), 'utf8');
+    assert.ok(operations.includes('kubectl label namespace NAME json-utility-service/client=true'), 'docs/operations.md says how to let a namespace in');
   });
 
   test('the grace period covers preStop and the whole shutdown deadline', () => {
@@ -152,11 +182,13 @@ describe('deploy/', () => {
     const { Service } = await import('kubernetes-models/v1');
     const { HorizontalPodAutoscaler } = await import('kubernetes-models/autoscaling/v2');
     const { PodDisruptionBudget } = await import('kubernetes-models/policy/v1');
+    const { NetworkPolicy } = await import('kubernetes-models/networking.k8s.io/v1');
     const models: Record<string, new (document: never) => { validate(): void }> = {
       'apps/v1 Deployment': Deployment,
       'v1 Service': Service,
       'autoscaling/v2 HorizontalPodAutoscaler': HorizontalPodAutoscaler,
       'policy/v1 PodDisruptionBudget': PodDisruptionBudget,
+      'networking.k8s.io/v1 NetworkPolicy': NetworkPolicy,
     };
     assert.deepEqual(manifests.map((m) => `${m.apiVersion} ${m.kind}`).sort(), Object.keys(models).sort());
     for (const manifest of manifests) {

@@ -4,6 +4,7 @@ import { describe, test } from 'node:test';
 import { LOGGED_URL_MAX } from '../../src/http/observability/access-log.js';
 import { DEFAULT_CONFIG, type Config } from '../../src/config.js';
 import { buildApp } from '../../src/app.js';
+import { buildAdminApp } from '../../src/http/observability/probes.js';
 import { assertOk, assertProblem, build, post } from './helper.js';
 
 // A fresh id: this process's random prefix (12 base64url characters) and a counter in base 36.
@@ -36,6 +37,27 @@ describe('probes', () => {
     const app = await build(t);
     const { paths } = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json<{ paths: Record<string, unknown> }>();
     for (const path of ['/healthz', '/readyz', '/metrics']) assert.equal(paths[path], undefined);
+  });
+});
+
+describe('ADMIN_PORT: the probes and metrics on an app of their own', () => {
+  test('the API app leaves them out; the admin app serves them from the same lifecycle and metrics, and nothing else', async (t) => {
+    const app = await build(t, { adminPort: 0 });
+    for (const url of ['/healthz', '/readyz', '/metrics']) assertProblem(await app.inject({ method: 'GET', url }), 404, /^There is no GET \//);
+    const admin = await buildAdminApp({ ready: () => app.lifecycle.ready, metrics: app.metrics }, app.log);
+    t.after(() => admin.close());
+    assertOk(await admin.inject({ method: 'GET', url: '/healthz' }), { status: 'ok' });
+    assertOk(await admin.inject({ method: 'GET', url: '/readyz' }), { status: 'ready' });
+    await app.inject({ method: 'GET', url: '/api/isEven/2' });
+    const metrics = await admin.inject({ method: 'GET', url: '/metrics' });
+    assert.match(metrics.body, /^http_requests_total\{method="GET",route="\/api\/isEven\/:number",status="200"\} 1$/m);
+    assertProblem(
+      await admin.inject({ method: 'GET', url: '/api/isEven/2' }),
+      404,
+      'There is no GET /api/isEven/2 on the admin port; it serves /healthz, /readyz and /metrics',
+    );
+    app.lifecycle.stop();
+    assertProblem(await admin.inject({ method: 'GET', url: '/readyz' }), 503, 'The service is shutting down and takes no new traffic');
   });
 });
 

@@ -154,15 +154,24 @@ function onPrimaryAnswer(message: unknown): void {
   settle(answer.id, answer.text ?? new Error(answer.error ?? 'no metrics'));
 }
 
-/** In the primary: answers workers' requests with every worker's metrics, summed (prom-client's AggregatorRegistry). */
-export function serveClusterMetrics(): void {
+/**
+ * In the primary: every worker's metrics, summed by prom-client's `AggregatorRegistry`, for the
+ * admin port; with `relay` also sent to a worker scraped on the API port (no ADMIN_PORT).
+ *
+ * @example
+ * const metrics = clusterMetrics(config.adminPort === 'off'); await metrics.text();
+ */
+export function clusterMetrics(relay: boolean): Pick<HttpMetrics, 'text' | 'contentType'> {
   const aggregator = new AggregatorRegistry();
-  cluster.on('message', (worker, message: Partial<MetricsMessage>) => {
-    if (message?.type !== METRICS_REQUEST || typeof message.id !== 'number') return;
-    const id = message.id;
-    aggregator.clusterMetrics().then(
-      (text) => worker.send({ type: METRICS_RESPONSE, id, text } satisfies MetricsMessage),
-      (error: Error) => worker.send({ type: METRICS_RESPONSE, id, error: error.message } satisfies MetricsMessage),
-    );
-  });
+  if (relay) {
+    cluster.on('message', (worker, message: Partial<MetricsMessage>) => {
+      if (message?.type !== METRICS_REQUEST || typeof message.id !== 'number') return;
+      const id = message.id;
+      aggregator.clusterMetrics().then(
+        (text) => worker.send({ type: METRICS_RESPONSE, id, text } satisfies MetricsMessage),
+        (error: Error) => worker.send({ type: METRICS_RESPONSE, id, error: error.message } satisfies MetricsMessage),
+      );
+    });
+  }
+  return { contentType: aggregator.contentType, text: () => aggregator.clusterMetrics() };
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyBaseLogger } from 'fastify';
 import { Type } from 'typebox';
 import type { HttpMetrics } from './metrics.js';
 import { problemOf } from '../../operations/problem.js';
@@ -33,11 +33,17 @@ export function createLifecycle(): Lifecycle {
 const StatusSchema = Type.Object({ status: Type.String() });
 const probeConfig = { rateLimit: false, pressureHandler: () => undefined } as const;
 
+/** What the probes read: whether to take traffic, and the metrics. */
+export interface ProbeSources {
+  ready(): boolean;
+  readonly metrics: Pick<HttpMetrics, 'text' | 'contentType'>;
+}
+
 /**
  * `/healthz` (alive), `/readyz` (ready for traffic; 503 from the start of shutdown) and `/metrics`
  * (Prometheus text). Kept out of the OpenAPI document, which describes the operations.
  */
-export function registerProbes(app: FastifyInstance, lifecycle: Lifecycle, metrics: HttpMetrics): void {
+export function registerProbes(app: FastifyInstance, sources: ProbeSources): void {
   app.get('/healthz', { config: probeConfig, schema: { hide: true, response: { 200: StatusSchema } } }, async () => ({ status: 'ok' }));
   app.get(
     '/readyz',
@@ -46,7 +52,29 @@ export function registerProbes(app: FastifyInstance, lifecycle: Lifecycle, metri
       schema: { hide: true, response: { 200: StatusSchema } },
     },
     async (_request, reply) =>
-      lifecycle.ready ? { status: 'ready' } : sendProblem(reply, problemOf(503, 'The service is shutting down and takes no new traffic')),
+      sources.ready() ? { status: 'ready' } : sendProblem(reply, problemOf(503, 'The service is shutting down and takes no new traffic')),
   );
-  app.get('/metrics', { config: probeConfig, schema: { hide: true } }, async (_request, reply) => reply.type(metrics.contentType).send(await metrics.text()));
+  app.get('/metrics', { config: probeConfig, schema: { hide: true } }, async (_request, reply) =>
+    reply.type(sources.metrics.contentType).send(await sources.metrics.text()),
+  );
+}
+
+/**
+ * The admin port's app (`ADMIN_PORT`): the probes and `/metrics` alone, off the port callers reach.
+ *
+ * @example
+ * const admin = await buildAdminApp({ ready: () => true, metrics }, app.log);
+ * await admin.listen({ port: 9090 }); // GET /metrics, /healthz, /readyz
+ */
+export async function buildAdminApp(sources: ProbeSources, log: FastifyBaseLogger): Promise<FastifyInstance> {
+  const app = Fastify({ loggerInstance: log, logController: new LogController({ disableRequestLogging: true }) });
+  app.setNotFoundHandler(async (request, reply) =>
+    sendProblem(
+      reply,
+      problemOf(404, `There is no ${request.method} ${request.url.split('?')[0]} on the admin port; it serves /healthz, /readyz and /metrics`),
+    ),
+  );
+  registerProbes(app, sources);
+  await app.ready();
+  return app;
 }
