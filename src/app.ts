@@ -22,6 +22,7 @@ import { createLifecycle, registerProbes, type Lifecycle } from './http/observab
 import { API_HEADERS, protect } from './http/protocol/protection.js';
 import { addFixedHeaders, allowOrigins } from './http/protocol/response-headers.js';
 import { logDestination, droppedLogLines } from './http/observability/log-destination.js';
+import type { Tracing } from './http/observability/tracing.js';
 
 const env = { memoryLimit: SETTINGS.memoryLimit.env, workers: SETTINGS.workers.env, poolThreads: SETTINGS.poolThreads.env } as const;
 
@@ -96,6 +97,8 @@ export interface BuildOptions {
   readonly logger?: FastifyServerOptions['logger'];
   /** Bytes requests may reserve in all, instead of what MEMORY_LIMIT leaves this process (for tests). */
   readonly memoryCapacity?: number;
+  /** OpenTelemetry's span per request (http/observability/tracing.ts), when tracing is on. */
+  readonly tracing?: Pick<Tracing, 'traceRequests'>;
 }
 
 /**
@@ -161,6 +164,8 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
     frameworkErrors: (error, _request, reply) => void sendProblem(reply, toProblem(error, config)),
     clientErrorHandler: writeClientError,
   });
+  // First, so that a request's span covers every hook after it.
+  options.tracing?.traceRequests(app);
   app.decorateRequest('bodyBytes', 0);
   const lifecycle = createLifecycle();
   app.decorate('lifecycle', lifecycle);

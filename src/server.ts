@@ -22,6 +22,25 @@ const LISTENING = 'json-utility:listening';
 const STOP = 'json-utility:stop';
 const RESTART_DELAY_MS = 200;
 
+// How long the spans still held may take to reach the collector at exit.
+const TRACE_FLUSH_MS = 3_000;
+
+/**
+ * Whether the standard OpenTelemetry environment asks for traces: an OTLP endpoint
+ * (`OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) or a traces exporter
+ * (`OTEL_TRACES_EXPORTER` other than `none`), unless `OTEL_SDK_DISABLED=true`.
+ *
+ * @example
+ * tracingRequested({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }) //=> true
+ * tracingRequested({}) //=> false
+ */
+export function tracingRequested(env: Readonly<Record<string, string | undefined>>): boolean {
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return false;
+  const exporter = env.OTEL_TRACES_EXPORTER?.trim() ?? '';
+  if (exporter !== '') return exporter !== 'none';
+  return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim());
+}
+
 /** The configuration from `env`, or exit 2 with a message naming each bad variable. */
 export function readConfig(env: Readonly<Record<string, string | undefined>> = process.env): Config {
   try {
@@ -94,7 +113,9 @@ async function serve(config: Config, workers: number): Promise<void> {
     for (const signal of SIGNALS) process.on(signal, () => stop(signal));
   }
 
-  const app = await buildApp(config);
+  // No tracing code is loaded unless the OpenTelemetry environment asks for traces.
+  const tracing = tracingRequested(process.env) ? (await import('./http/observability/tracing.js')).startTracing() : undefined;
+  const app = await buildApp(config, { tracing });
   let stopping = false;
   stop = (signal: string) => {
     if (stopping) {
@@ -115,8 +136,9 @@ async function serve(config: Config, workers: number): Promise<void> {
     }, config.shutdownTimeoutMs).unref();
     setTimeout(() => {
       app.close().then(
-        () => {
+        async () => {
           app.log.info('closed: every request answered');
+          await tracing?.flush(TRACE_FLUSH_MS);
           process.exit(0);
         },
         (error: unknown) => {

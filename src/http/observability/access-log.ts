@@ -70,7 +70,6 @@ function countOperations(request: FastifyRequest, status: number, metrics: HttpM
  */
 export function logAndCountAnswers(app: FastifyInstance, metrics: HttpMetrics, policy: AccessLog, slowRequestMs: number): void {
   const chosen = chosenBy(policy);
-  const log = app.log;
   app.addHook('onResponse', (request: FastifyRequest, reply, done) => {
     const route = request.routeOptions.url;
     const status = reply.statusCode;
@@ -78,12 +77,9 @@ export function logAndCountAnswers(app: FastifyInstance, metrics: HttpMetrics, p
     metrics.observe(request.method, route, status, milliseconds / 1000);
     countOperations(request, status, metrics);
     const level = status >= 500 ? 'error' : milliseconds >= slowRequestMs ? 'warn' : chosen(status) ? 'info' : undefined;
-    // The root logger with the id as a field: the same line as the request's child would write, without making one.
+    // The request's own logger: its id, and its trace while tracing is on (tracing.ts).
     if (level !== undefined) {
-      log[level](
-        { requestId: request.id, method: request.method, url: loggedUrl(request.url), route, status, ms: Math.round(milliseconds * 100) / 100 },
-        'request',
-      );
+      request.log[level]({ method: request.method, url: loggedUrl(request.url), route, status, ms: Math.round(milliseconds * 100) / 100 }, 'request');
     }
     done();
   });

@@ -1,0 +1,175 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { before, describe, test, type TestContext } from 'node:test';
+import { promisify } from 'node:util';
+import { tracingRequested } from '../src/server.js';
+import { startServer } from './process.js';
+
+// OpenTelemetry traces (docs/operations.md, Traces): the built service, started with the standard
+// OTEL_* environment, exports its spans over OTLP/HTTP to a receiver in this test.
+
+const ROOT = new URL('..', import.meta.url).pathname;
+const ENTRY = [`${ROOT}dist/main.js`];
+const REPORT_IMPORTS = ['--import', `${ROOT}test/fixtures/report-opentelemetry-imports.mjs`, ...ENTRY];
+
+interface Attribute {
+  key: string;
+  value: { stringValue?: string; intValue?: number | string; boolValue?: boolean };
+}
+interface ExportedSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: number;
+  attributes: Attribute[];
+  status?: { code?: number; message?: string };
+}
+
+/** An OTLP/HTTP receiver (JSON encoding) on loopback: every span it was sent, and its resources' attributes. */
+async function receiver(t: TestContext): Promise<{ url: string; spans: ExportedSpan[]; resources: Attribute[][] }> {
+  const spans: ExportedSpan[] = [];
+  const resources: Attribute[][] = [];
+  const server: Server = createServer((request, response) => {
+    let body = '';
+    request.setEncoding('utf8');
+    request.on('data', (chunk: string) => (body += chunk));
+    request.on('end', () => {
+      assert.equal(request.url, '/v1/traces');
+      assert.equal(request.headers['content-type'], 'application/json');
+      const message = JSON.parse(body) as {
+        resourceSpans: Array<{ resource: { attributes: Attribute[] }; scopeSpans: Array<{ spans: ExportedSpan[] }> }>;
+      };
+      for (const resourceSpans of message.resourceSpans) {
+        resources.push(resourceSpans.resource.attributes);
+        for (const scope of resourceSpans.scopeSpans) spans.push(...scope.spans);
+      }
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => server.close());
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, spans, resources };
+}
+
+const attributesOf = (attributes: Attribute[]): Record<string, string | number | boolean | undefined> =>
+  Object.fromEntries(attributes.map(({ key, value }) => [key, value.stringValue ?? (value.intValue === undefined ? value.boolValue : Number(value.intValue))]));
+
+const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
+const PARENT_ID = '00f067aa0ba902b7';
+const post = (url: string, body: string, headers: Record<string, string> = {}) =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', connection: 'close', ...headers }, body });
+
+before(async () => {
+  await promisify(execFile)('npm', ['run', 'build'], { cwd: ROOT });
+});
+
+describe('OpenTelemetry traces', () => {
+  test('a span per request, continuing the incoming traceparent, marked as the HTTP conventions say, flushed at shutdown', async (t) => {
+    const collector = await receiver(t);
+    const server = await startServer(
+      t,
+      {
+        OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        // Nothing is exported on a timer during the test: what arrives is what shutdown flushed.
+        OTEL_BSP_SCHEDULE_DELAY: '600000',
+        ACCESS_LOG: 'all',
+        LOG_LEVEL: 'info',
+        DRAIN_DELAY_MS: '1000',
+      },
+      REPORT_IMPORTS,
+    );
+    assert.match(server.errors(), /tracing module loaded: .*\/observability\/tracing\.js/, 'the check below has teeth');
+    assert.match(server.errors(), /tracing module loaded: .*\/@opentelemetry\/sdk-node\//);
+
+    const traceparent = `00-${TRACE_ID}-${PARENT_ID}-01`;
+    assert.equal((await post(`${server.base}/api/sort`, '{"input":[2,1]}', { traceparent, tracestate: 'vendor=1' })).status, 200);
+    assert.equal((await post(`${server.base}/api/isEven`, '{"input":2.5}')).status, 400);
+    const batch = '{"operations":[{"operation":"isEven","input":4},{"operation":"isOdd","input":"x"},{"operation":"sort","input":[1]}]}';
+    assert.equal((await post(`${server.base}/api/batch`, batch)).status, 200);
+    server.child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // A new stream during the drain: 503, the one 5xx the service answers on purpose.
+    const refused = await fetch(`${server.base}/api/stream`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-ndjson', connection: 'close' },
+      body: '{"operation":"isEven","input":1}\n',
+    });
+    assert.equal(refused.status, 503);
+    assert.equal(await server.exited, 0, server.errors());
+
+    const byName = (name: string): ExportedSpan => {
+      const found = collector.spans.find((span) => span.name === name);
+      assert.ok(found !== undefined, `${name} in ${collector.spans.map((span) => span.name).join(', ')}`);
+      return found;
+    };
+    const sort = byName('POST /api/sort');
+    assert.equal(sort.traceId, TRACE_ID);
+    assert.equal(sort.parentSpanId, PARENT_ID);
+    assert.equal(sort.kind, 2, 'SERVER');
+    assert.deepEqual(sort.status?.code ?? 0, 0, 'a 200 leaves the status unset');
+    const sortAttributes = attributesOf(sort.attributes);
+    assert.deepEqual(
+      {
+        method: sortAttributes['http.request.method'],
+        route: sortAttributes['http.route'],
+        path: sortAttributes['url.path'],
+        status: sortAttributes['http.response.status_code'],
+        operation: sortAttributes['json_utility.operation'],
+      },
+      { method: 'POST', route: '/api/sort', path: '/api/sort', status: 200, operation: 'sort' },
+    );
+
+    const bad = byName('POST /api/isEven');
+    assert.notEqual(bad.traceId, TRACE_ID, 'no traceparent: a new trace');
+    assert.equal(bad.parentSpanId ?? '', '');
+    assert.equal(attributesOf(bad.attributes)['http.response.status_code'], 400);
+    assert.equal(bad.status?.code ?? 0, 0, "a 4xx is the client's: the server span's status stays unset");
+
+    const many = attributesOf(byName('POST /api/batch').attributes);
+    assert.deepEqual([many['json_utility.operation'], many['json_utility.operations'], many['json_utility.problems']], ['batch', 3, 1]);
+    assert.equal(collector.spans.filter((span) => span.traceId === TRACE_ID).length, 1, 'one span for the request, none per hook');
+
+    const stream = byName('POST /api/stream');
+    assert.equal(stream.status?.code, 2, 'a 5xx is an error');
+    assert.equal(attributesOf(stream.attributes)['error.type'], '503');
+    assert.equal(attributesOf(collector.resources[0] ?? [])['service.name'], 'json-utility-service');
+
+    // The log lines of a traced request carry its trace.
+    const line = server
+      .output()
+      .split('\n')
+      .find((text) => text.includes('"url":"/api/sort"'));
+    assert.ok(line !== undefined, server.output());
+    const logged = JSON.parse(line) as { trace_id?: string; span_id?: string; requestId?: string };
+    assert.deepEqual([logged.trace_id, logged.span_id], [TRACE_ID, sort.spanId]);
+    assert.ok(logged.requestId);
+  });
+
+  test("without the OpenTelemetry environment neither the SDK nor the service's tracing is loaded", async (t) => {
+    const server = await startServer(t, {}, REPORT_IMPORTS);
+    assert.equal((await post(`${server.base}/api/isOdd`, '{"input":3}')).status, 200);
+    server.child.kill('SIGINT');
+    assert.equal(await server.exited, 0);
+    // prom-client looks for @opentelemetry/api (for exemplars) whenever it is installed; the SDK, its
+    // exporters and the service's tracing stay unloaded.
+    const loaded = server.errors().match(/tracing module loaded: \S+/g) ?? [];
+    assert.deepEqual(
+      loaded.filter((line) => !line.includes('/@opentelemetry/api/')),
+      [],
+    );
+  });
+
+  test('which variables switch tracing on', () => {
+    assert.equal(tracingRequested({}), false);
+    assert.equal(tracingRequested({ OTEL_SERVICE_NAME: 'x' }), false);
+    assert.equal(tracingRequested({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }), true);
+    assert.equal(tracingRequested({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces' }), true);
+    assert.equal(tracingRequested({ OTEL_TRACES_EXPORTER: 'console' }), true);
+    assert.equal(tracingRequested({ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }), false);
+    assert.equal(tracingRequested({ OTEL_SDK_DISABLED: 'true', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }), false);
+  });
+});
