@@ -3,7 +3,7 @@
  * per-request features), bare Fastify (with and without its logger) and Express 5, in one run, under the same load generator (wrk when installed, else autocannon).
  * Writes bench/results/<label>.json and .md. A benchmark, not a test: it never fails on timing.
  *
- *   npm run bench                      # 2 rounds of 10 s per target and scenario, sort scaling, peak RSS
+ *   npm run bench                      # 2 rounds of 10 s per target and scenario, sort scaling, batches, the client's batching, peak RSS
  *   npm run bench -- --rounds 3 --seconds 5 --label after
  *   npm run bench -- --scenarios S1,S2 --parts throughput --label try   # a quicker look at some of it
  *   npm run bench -- --targets baseline,node-features --env FEATURES=id --parts throughput --label id   # one feature's cost
@@ -23,6 +23,7 @@ import { parseArgs } from 'node:util';
 import { generateLoad, installed, type LoadGenerator, type LoadResult } from './load.js';
 import { markdownReport, type BenchReport, type Cell, type RssCase, type ScalingRow } from './report.js';
 import { manyOperations } from './many.js';
+import { clientBatching } from './client-batching.js';
 import { nestedDocument, scenarios, seededRandom, type Scenario } from './scenarios.js';
 import { memoryMiB, startTarget, type RunningTarget, type TargetName } from './targets.js';
 
@@ -31,14 +32,15 @@ const { values: flags } = parseArgs({
   options: {
     seconds: { type: 'string', default: '10' },
     warmup: { type: 'string', default: '2' },
-    rounds: { type: 'string', default: '2' },
+    rounds: { type: 'string', default: '1' },
+    processes: { type: 'string', default: '3' },
     connections: { type: 'string', default: '50' },
     sizes: { type: 'string', default: '1000,10000,100000,1000000' },
     load: { type: 'string' },
     label: { type: 'string', default: 'latest' },
     out: { type: 'string', default: join(root, 'bench/results') },
     scenarios: { type: 'string', default: 'S1,S2,S3,S4,S5,S6' },
-    parts: { type: 'string', default: 'throughput,scaling,many,rss' },
+    parts: { type: 'string', default: 'throughput,scaling,many,client,rss' },
     'stream-lines': { type: 'string', default: '1000000' },
     smoke: { type: 'boolean', default: false },
     'no-build': { type: 'boolean', default: false },
@@ -54,6 +56,8 @@ const settings = {
   requestsPerConnection: smoke ? 2 : undefined,
   warmupSeconds: smoke ? 0 : Number(flags.warmup),
   rounds: smoke ? 1 : Number(flags.rounds),
+  // Each target is started this many times, one set after another: one process's JIT state can move a figure by a third.
+  processes: smoke ? 1 : Number(flags.processes),
   connections: Number(flags.connections),
   sizes: smoke ? [1000] : flags.sizes.split(',').map(Number),
   // The peak-RSS bodies fill BODY_LIMIT; the smoke run lowers it so that it stays quick.
@@ -131,7 +135,7 @@ async function warmUp(targets: Map<TargetName, RunningTarget>): Promise<void> {
   log(`warmed up: ${requests.length} kinds of request, ${smoke ? 1 : WARM_UP_PASSES} times, to each target`);
 }
 
-async function throughput(targets: Map<TargetName, RunningTarget>, all: readonly Scenario[]): Promise<Cell[]> {
+async function throughput(targets: Map<TargetName, RunningTarget>, all: readonly Scenario[], process: number): Promise<Cell[]> {
   const cells: Cell[] = [];
   for (const scenario of all) {
     const bodyFile = join(workDir, `${scenario.id}.json`);
@@ -142,8 +146,8 @@ async function throughput(targets: Map<TargetName, RunningTarget>, all: readonly
         throw new Error(`${target.name} answers ${scenario.id} wrongly: ${status} ${JSON.stringify(answer).slice(0, 200)}`);
     }
     for (let round = 1; round <= settings.rounds; round++) {
-      // Alternate the order each round, so that drift of the machine shows instead of favouring one target.
-      const order = round % 2 === 1 ? TARGET_ORDER : [...TARGET_ORDER].reverse();
+      // Alternate the order each round and process, so that drift of the machine shows instead of favouring one target.
+      const order = (round + process) % 2 === 0 ? TARGET_ORDER : [...TARGET_ORDER].reverse();
       for (const name of order) {
         const target = targets.get(name) as RunningTarget;
         const connections = scenario.connections ?? settings.connections;
@@ -156,8 +160,10 @@ async function throughput(targets: Map<TargetName, RunningTarget>, all: readonly
         };
         if (settings.warmupSeconds > 0) await generateLoad(generator, { ...load, seconds: settings.warmupSeconds }, loadPin, workDir);
         const result: LoadResult = await generateLoad(generator, { ...load, seconds: settings.seconds }, loadPin, workDir);
-        log(`${scenario.id} round ${round} ${name.padEnd(8)} ${Math.round(result.requestsPerSecond)} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms`);
-        cells.push({ scenario: scenario.id, target: name, round, ...result });
+        log(
+          `${scenario.id} process ${process} round ${round} ${name.padEnd(8)} ${Math.round(result.requestsPerSecond)} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms`,
+        );
+        cells.push({ scenario: scenario.id, target: name, round, process, ...result });
       }
     }
   }
@@ -252,39 +258,55 @@ async function main(): Promise<void> {
   const startedAt = new Date();
   const targets = new Map<TargetName, RunningTarget>();
   try {
-    for (const name of TARGET_ORDER) targets.set(name, await startTarget(name, serverPin, workDir, extraEnv));
-    log(`load generator: ${generator}; pinning: ${canPin ? 'servers on CPU 0, load on CPU 1' : 'none'}`);
-    await warmUp(targets);
-    const cells = parts.has('throughput')
-      ? await throughput(
-          targets,
-          scenarios().filter((s) => chosenScenarios.has(s.id)),
-        )
-      : [];
-    const scalingRows = parts.has('scaling') ? await scaling(targets) : [];
-    const service = targets.get('service');
-    const manyRows =
-      parts.has('many') && service !== undefined
-        ? await manyOperations(
-            service,
-            {
-              rounds: settings.rounds,
-              seconds: settings.seconds,
-              connections: settings.connections,
-              streamLines: smoke ? 10_000 : Number(flags['stream-lines']),
-              generator,
-              loadPin,
-              workDir,
-              ...(settings.requestsPerConnection === undefined ? {} : { requestsPerConnection: settings.requestsPerConnection }),
-            },
-            log,
-          )
-        : [];
-    const logged = targets.get('service-logged');
-    for (const target of targets.values()) await target.stop();
-    targets.clear();
-    // Counted once the service has exited: its log is buffered (LOG_FLUSH_MS) and complete only then.
-    const serviceLogLines = logged === undefined ? 0 : await countRequestLogLines(logged.logFile);
+    const cells: Cell[] = [];
+    let scalingRows: ScalingRow[] = [];
+    let manyRows: Awaited<ReturnType<typeof manyOperations>> = [];
+    let clientRows: Awaited<ReturnType<typeof clientBatching>> = [];
+    let serviceLogLines = 0;
+    for (let process = 1; process <= settings.processes; process++) {
+      for (const name of TARGET_ORDER) targets.set(name, await startTarget(name, serverPin, workDir, extraEnv));
+      log(`process set ${process} of ${settings.processes}; load generator: ${generator}; pinning: ${canPin ? 'servers on CPU 0, load on CPU 1' : 'none'}`);
+      await warmUp(targets);
+      if (parts.has('throughput'))
+        cells.push(
+          ...(await throughput(
+            targets,
+            scenarios().filter((s) => chosenScenarios.has(s.id)),
+            process,
+          )),
+        );
+      // The parts that measure one target each run in the first set of processes only.
+      const service = targets.get('service');
+      if (process === 1) {
+        scalingRows = parts.has('scaling') ? await scaling(targets) : [];
+        manyRows =
+          parts.has('many') && service !== undefined
+            ? await manyOperations(
+                service,
+                {
+                  rounds: settings.rounds,
+                  seconds: settings.seconds,
+                  connections: settings.connections,
+                  streamLines: smoke ? 10_000 : Number(flags['stream-lines']),
+                  generator,
+                  loadPin,
+                  workDir,
+                  ...(settings.requestsPerConnection === undefined ? {} : { requestsPerConnection: settings.requestsPerConnection }),
+                },
+                log,
+              )
+            : [];
+        clientRows =
+          parts.has('client') && service !== undefined
+            ? await clientBatching(service, { rounds: Math.max(2, settings.rounds), connections: settings.connections, smoke }, log)
+            : [];
+      }
+      const logged = targets.get('service-logged');
+      for (const target of targets.values()) await target.stop();
+      targets.clear();
+      // Counted once the service has exited: its log is buffered (LOG_FLUSH_MS) and complete only then.
+      serviceLogLines += logged === undefined ? 0 : await countRequestLogLines(logged.logFile);
+    }
     const rss = parts.has('rss') ? await peakRss() : [];
 
     const report: BenchReport = {
@@ -303,6 +325,7 @@ async function main(): Promise<void> {
       scaling: scalingRows,
       peakRss: rss,
       many: manyRows,
+      client: clientRows,
     };
     mkdirSync(flags.out, { recursive: true });
     writeFileSync(join(flags.out, `${flags.label}.json`), `${JSON.stringify(report, null, 2)}\n`);

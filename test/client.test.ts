@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { before, after, describe, test, type TestContext } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { ClientError, ProblemError, createClient, type Client } from '../src/client/index.js';
 import { buildApp } from '../src/app.js';
+import { silentServer } from './silent-server.js';
 
 describe('createClient against the running service', () => {
   let app: FastifyInstance;
@@ -94,18 +95,6 @@ describe('createClient against the running service', () => {
     );
   });
 });
-
-/** A server that takes connections and never answers; its base URL. Closed when the test ends. */
-async function silentServer(t: TestContext): Promise<string> {
-  const sockets: Socket[] = [];
-  const silent = createServer((socket) => void sockets.push(socket));
-  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-  t.after(() => {
-    for (const socket of sockets) socket.destroy();
-    silent.close();
-  });
-  return `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
-}
 
 describe('createClient when the service does not answer', () => {
   test('an unreachable server: a ClientError naming the method, the URL and the cause', async () => {

@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Static } from 'typebox';
-import { DEFAULT_PREFIX, OPERATIONS as DECLARED, servedAt, type Operation, type PathForm } from '../operations/index.js';
+import { CURRENT_OPERATION_IDS, DEFAULT_PREFIX, OPERATIONS as DECLARED, servedAt, type Operation, type PathForm } from '../operations/index.js';
 
 type Declared = typeof DECLARED;
 
@@ -21,7 +21,6 @@ export type Operations = {
 };
 
 interface Call {
-  readonly method: 'GET' | 'POST';
   readonly path: string;
   readonly input: 'body' | 'path';
 }
@@ -29,8 +28,8 @@ interface Call {
 /** How each method is called: a POST per operation, and a GET where it has a path form. */
 const CALLS: ReadonlyArray<[string, Call]> = Object.entries(DECLARED as Readonly<Record<string, Operation>>).flatMap(([id, operation]) => {
   const path = servedAt(operation);
-  const post: [string, Call] = [id, { method: 'POST', path, input: 'body' }];
-  return operation.byPath === undefined ? [post] : [post, [`${id}ByPath`, { method: 'GET', path: `${path}/{number}`, input: 'path' }]];
+  const post: [string, Call] = [id, { path, input: 'body' }];
+  return operation.byPath === undefined ? [post] : [post, [`${id}ByPath`, { path: `${path}/{number}`, input: 'path' }]];
 });
 
 /** One offending field of a request, as a JSON Pointer (RFC 6901). */
@@ -53,7 +52,7 @@ export class ProblemError extends Error {
   readonly detail: string;
   readonly errors: readonly ProblemField[];
 
-  constructor(problem: { type?: string; title?: string; status: number; detail?: string; errors?: ProblemField[] }) {
+  constructor(problem: { type?: string; title?: string; status: number; detail?: string; errors?: readonly ProblemField[] }) {
     super(problem.detail ?? problem.title ?? `HTTP ${problem.status}`);
     this.type = problem.type ?? 'about:blank';
     this.title = problem.title ?? `HTTP ${problem.status}`;
@@ -119,6 +118,19 @@ export interface ClientOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /** Longest wait for each whole answer, in milliseconds, unless a call says otherwise; none by default. */
   readonly timeoutMs?: number;
+  /**
+   * Calls of the single operations (`isEven`, `sort`, ...) made close together go to the service as
+   * one `POST /api/batch`; each still resolves with its own answer or rejects with its own error,
+   * as the single call would. Off by default.
+   */
+  readonly batch?: BatchOptions;
+}
+
+export interface BatchOptions {
+  /** How long the first call of a batch waits for others to join it, in milliseconds; 0 (the default): the calls made in the same turn of the event loop. */
+  readonly maxDelayMs?: number;
+  /** Most calls in one batch (1,000 by default); a full batch goes at once. Keep it within the service's `BATCH_MAX_OPERATIONS` (10,000 by default). */
+  readonly maxOperations?: number;
 }
 
 /** The operations a batch or a stream can carry: the current ones with a body. */
@@ -181,42 +193,192 @@ export type Client = {
 export function createClient(options: ClientOptions): Client {
   const send = options.fetch ?? fetch;
   const base = String(options.baseUrl).replace(/\/+$/, '');
+
+  /** One request and its answer: the parsed 200 body, or a ProblemError, a ClientError or the signal's reason. */
+  const exchange = async (method: 'GET' | 'POST', url: string, body: string | undefined, call: CallOptions): Promise<unknown> => {
+    const timeoutMs = call.timeoutMs ?? options.timeoutMs;
+    const signals = [call.signal, timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs)].filter((s) => s !== undefined);
+    let response: Response;
+    let text: string;
+    try {
+      response = await send(url, {
+        method,
+        headers: { ...options.headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body }),
+        ...(signals.length === 0 ? {} : { signal: signals.length === 1 ? signals[0] : AbortSignal.any(signals) }),
+      });
+      text = await response.text();
+    } catch (error) {
+      if (call.signal?.aborted === true) throw call.signal.reason;
+      if ((error as Error).name === 'TimeoutError') throw new ClientError(`No answer from ${method} ${url} within ${timeoutMs} ms`, url, { cause: error });
+      throw new ClientError(`Cannot reach ${method} ${url}: ${causeOf(error)}`, url, { cause: error });
+    }
+    if (!response.ok) throw new ProblemError(problemIn(text, response.status, response.statusText));
+    return JSON.parse(text) as unknown;
+  };
+
+  const batchUrl = `${base}${DEFAULT_PREFIX}/batch`;
+  const join = options.batch === undefined ? undefined : batching(options.batch, batchUrl, exchange, options.timeoutMs);
   const client: Record<string, unknown> = {};
-  const methods: Array<[string, Call]> = [...CALLS, ['batch', { method: 'POST', path: `${DEFAULT_PREFIX}/batch`, input: 'body' }]];
-  for (const [name, operation] of methods) {
-    client[name] = async (input: unknown, call: CallOptions = {}) => {
-      const path =
-        operation.input === 'path'
-          ? operation.path.replace(/\{(\w+)\}/g, (_match, key: string) => encodeURIComponent((input as Record<string, string>)[key] ?? ''))
-          : operation.path;
-      const url = `${base}${path}`;
-      const body = name === 'batch' ? { operations: input } : input;
-      const timeoutMs = call.timeoutMs ?? options.timeoutMs;
-      const signals = [call.signal, timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs)].filter((s) => s !== undefined);
-      let response: Response;
-      let text: string;
-      try {
-        response = await send(url, {
-          method: operation.method,
-          headers: { ...options.headers, ...(operation.input === 'body' ? { 'content-type': 'application/json' } : {}) },
-          ...(operation.input === 'body' ? { body: JSON.stringify(body) } : {}),
-          ...(signals.length === 0 ? {} : { signal: signals.length === 1 ? signals[0] : AbortSignal.any(signals) }),
-        });
-        text = await response.text();
-      } catch (error) {
-        if (call.signal?.aborted === true) throw call.signal.reason;
-        const asked = `${operation.method} ${url}`;
-        if ((error as Error).name === 'TimeoutError') throw new ClientError(`No answer from ${asked} within ${timeoutMs} ms`, url, { cause: error });
-        throw new ClientError(`Cannot reach ${asked}: ${causeOf(error)}`, url, { cause: error });
-      }
-      if (!response.ok) throw new ProblemError(problemIn(text, response.status, response.statusText));
-      const answer = JSON.parse(text) as unknown;
-      return name === 'batch' ? (answer as { answers: unknown }).answers : answer;
-    };
+  for (const [name, operation] of CALLS) {
+    client[name] =
+      operation.input === 'path'
+        ? (input: Record<string, string>, call: CallOptions = {}) =>
+            exchange('GET', base + operation.path.replace(/\{(\w+)\}/g, (_match, key: string) => encodeURIComponent(input[key] ?? '')), undefined, call)
+        : (input: unknown, call: CallOptions = {}) => {
+            const body = JSON.stringify(input);
+            // Large bodies go alone: a batch is answered in one piece, and they would hold up the small ones.
+            return join !== undefined && CURRENT.has(name) && body.length <= BATCH_ITEM_MAX_CHARS
+              ? join(name, body, base + operation.path, call)
+              : exchange('POST', base + operation.path, body, call);
+          };
   }
+  client.batch = async (operations: readonly BatchOperation[], call: CallOptions = {}) =>
+    ((await exchange('POST', batchUrl, JSON.stringify({ operations }), call)) as { answers: unknown }).answers;
   client.stream = (operations: Iterable<StreamLine> | AsyncIterable<StreamLine>, call: Pick<CallOptions, 'signal'> = {}) =>
     streamAnswers(send, `${base}${DEFAULT_PREFIX}/stream`, operations, options.headers, call.signal);
   return client as Client;
+}
+
+type Exchange = (method: 'GET' | 'POST', url: string, body: string | undefined, call: CallOptions) => Promise<unknown>;
+
+const CURRENT: ReadonlySet<string> = new Set(CURRENT_OPERATION_IDS);
+// A call whose body is longer than this goes alone (the service's OFFLOAD_BODY_BYTES, 64 KiB by default).
+const BATCH_ITEM_MAX_CHARS = 64 * 1024;
+// A batch is sent once its bodies reach this many characters, whatever its count.
+const BATCH_MAX_CHARS = 1024 * 1024;
+
+/** A call waiting for its answer from a batch. */
+interface Joined {
+  readonly item: string;
+  readonly body: string;
+  readonly url: string;
+  /** Ends the call with its answer or its error, once; later outcomes are ignored. */
+  settle(outcome: { value: unknown } | { error: unknown }): void;
+  readonly settled: () => boolean;
+  /** Aborted once the call is settled early (its own timeout or signal), so that nothing waits for it. */
+  readonly gone: AbortSignal;
+}
+
+/**
+ * The batching of a client (`ClientOptions.batch`): gathers calls, sends them as one
+ * `POST /api/batch`, and gives each call what its single endpoint would have answered.
+ */
+function batching(settings: BatchOptions, batchUrl: string, exchange: Exchange, clientTimeoutMs: number | undefined) {
+  const maxDelayMs = settings.maxDelayMs ?? 0;
+  const maxOperations = settings.maxOperations ?? 1000;
+  if (!Number.isFinite(maxDelayMs) || maxDelayMs < 0) throw new TypeError(`batch.maxDelayMs must be a number of milliseconds from 0, not ${maxDelayMs}`);
+  if (!Number.isInteger(maxOperations) || maxOperations < 1) throw new TypeError(`batch.maxOperations must be an integer from 1, not ${maxOperations}`);
+
+  let waiting: Joined[] = [];
+  let chars = 0;
+  let cancelTimer: (() => void) | undefined;
+
+  const flush = (): void => {
+    cancelTimer?.();
+    cancelTimer = undefined;
+    const calls = waiting.filter((joined) => !joined.settled());
+    waiting = [];
+    chars = 0;
+    if (calls.length === 1) alone(calls[0] as Joined);
+    else if (calls.length > 1) void together(calls);
+  };
+
+  const alone = (joined: Joined): void => {
+    exchange('POST', joined.url, joined.body, { signal: joined.gone }).then(
+      (value) => joined.settle({ value }),
+      (error: unknown) => joined.settle({ error }),
+    );
+  };
+
+  const together = async (calls: Joined[]): Promise<void> => {
+    const stop = new AbortController();
+    // When every call has ended on its own (timeouts, signals), the batch is not waited for.
+    for (const joined of calls) joined.gone.addEventListener('abort', () => calls.every((c) => c.settled()) && stop.abort(), { once: true });
+    let answers: Answer[];
+    try {
+      answers = ((await exchange('POST', batchUrl, `{"operations":[${calls.map((c) => c.item).join(',')}]}`, { signal: stop.signal })) as { answers: Answer[] })
+        .answers;
+    } catch (error) {
+      if (stop.signal.aborted) return;
+      for (const joined of calls) {
+        if (error instanceof ProblemError && error.status >= 400 && error.status < 500 && error.status !== 429) {
+          // The batch as a whole was refused (too large for the body or memory limit, say): each call alone gets its own answer.
+          alone(joined);
+        } else if (error instanceof ProblemError) {
+          joined.settle({ error: new ProblemError(error) });
+        } else if (error instanceof ClientError) {
+          joined.settle({ error: new ClientError(error.message.replace(batchUrl, joined.url), joined.url, { cause: error.cause }) });
+        } else {
+          joined.settle({ error });
+        }
+      }
+      return;
+    }
+    calls.forEach((joined, i) => {
+      const answer = answers[i] as Answer;
+      joined.settle('result' in answer ? { value: answer.result } : { error: new ProblemError(unrooted(answer.problem, `/operations/${i}`)) });
+    });
+  };
+
+  return (name: string, body: string, url: string, call: CallOptions): Promise<unknown> =>
+    new Promise((resolve, reject) => {
+      // As fetch does: an aborted call rejects with its signal's reason, whatever that is.
+      if (call.signal?.aborted === true) return reject(call.signal.reason as Error);
+      const gone = new AbortController();
+      let settled = false;
+      const timeoutMs = call.timeoutMs ?? clientTimeoutMs;
+      const timeout =
+        timeoutMs === undefined
+          ? undefined
+          : setTimeout(
+              () => settle({ error: new ClientError(`No answer from POST ${url} within ${timeoutMs} ms`, url, { cause: new Error('timeout') }) }),
+              timeoutMs,
+            );
+      const onAbort = () => settle({ error: call.signal?.reason });
+      call.signal?.addEventListener('abort', onAbort, { once: true });
+      function settle(outcome: { value: unknown } | { error: unknown }): void {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timeout);
+        call.signal?.removeEventListener('abort', onAbort);
+        if ('value' in outcome) resolve(outcome.value);
+        else {
+          // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what the single call would reject with: a signal's reason may be anything
+          reject(outcome.error);
+          gone.abort();
+        }
+      }
+      const item = body === '{}' ? `{"operation":${JSON.stringify(name)}}` : `{"operation":${JSON.stringify(name)},${body.slice(1)}`;
+      waiting.push({ item, body, url, settle, settled: () => settled, gone: gone.signal });
+      chars += item.length;
+      if (waiting.length >= maxOperations || chars >= BATCH_MAX_CHARS) flush();
+      else if (cancelTimer === undefined) {
+        if (maxDelayMs === 0) {
+          const immediate = setImmediate(flush);
+          cancelTimer = () => clearImmediate(immediate);
+        } else {
+          const timer = setTimeout(flush, maxDelayMs);
+          cancelTimer = () => clearTimeout(timer);
+        }
+      }
+    });
+}
+
+/**
+ * A batch answer's problem as the single endpoint words it: pointers and details rooted at the
+ * request body (`/input`) instead of the item (`/operations/3/input`), as engine/items.ts `rootedAt` moved them.
+ */
+function unrooted(problem: Problem, root: string): Problem {
+  const back = (text: string): string =>
+    text.startsWith(`${root}/`) ? text.slice(root.length) : text.startsWith(`${root} `) ? `The request body${text.slice(root.length)}` : text;
+  const errors = problem.errors?.map(({ pointer, detail }) => ({
+    pointer: pointer.startsWith(root) ? pointer.slice(root.length) : pointer,
+    detail: back(detail),
+  }));
+  const joined = problem.errors?.map((error) => error.detail).join('; ');
+  const detail = errors !== undefined && problem.detail === joined ? errors.map((error) => error.detail).join('; ') : back(problem.detail);
+  return { ...problem, detail, ...(errors === undefined ? {} : { errors }) };
 }
 
 // Lines given at once (an array) go in pieces of about this many characters; lines given one at a time go as they come.
