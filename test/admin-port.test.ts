@@ -12,7 +12,7 @@ const get = (url: string) => fetch(url, { headers: { connection: 'close' } });
 for (const workers of ['1', '2']) {
   describe(`ADMIN_PORT with WORKERS=${workers}`, () => {
     test('the probes and metrics answer on the admin port only; the metrics count every worker; readiness goes at SIGTERM', async (t) => {
-      const server = await startServer(t, { WORKERS: workers, ADMIN_PORT: '0', DRAIN_DELAY_MS: '1500' });
+      const server = await startServer(t, { WORKERS: workers, ADMIN_PORT: '0', DRAIN_DELAY_MS: '1500', LOG_LEVEL: 'info' });
       const admin = /"admin":"(http:\/\/[^"]+)"/.exec(server.output())?.[1];
       assert.ok(admin !== undefined && admin !== server.base, server.output());
 
@@ -43,7 +43,7 @@ for (const workers of ['1', '2']) {
       assert.equal(readiness, 503);
       // The API still answers during the drain delay: the load balancer is still moving away.
       assert.equal((await get(`${server.base}/api/isOdd/3`)).status, 200);
-      assert.equal(await server.exited, 0, server.errors());
+      assert.equal(await server.exited, 0, `${server.output()}\n${server.errors()}`);
     });
 
     test('an admin port in use: exit 1, naming the address and ADMIN_PORT', async (t) => {
