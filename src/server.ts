@@ -221,7 +221,10 @@ async function supervise(config: Config, count: number): Promise<void> {
         exitCode = 1;
         log.error({ pid: worker.process.pid, code, signal }, 'worker ended badly while draining');
       }
-      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(exitCode);
+      // A worker stays in cluster.workers until its IPC channel has closed too, which may come after
+      // its 'exit' (Node's lib/internal/cluster/primary.js): count the ones still running.
+      const running = Object.values(cluster.workers ?? {}).filter((other) => other !== undefined && other !== worker && !other.isDead());
+      if (running.length === 0) process.exit(exitCode);
       return;
     }
     if (code === EXIT_CANNOT_LISTEN) {
