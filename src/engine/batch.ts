@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { answerItem, answerText, count, hasNumberToRead, numberFieldOf, problemAnswer, rootedAt, type ItemAnswer, type Tally } from './items.js';
+import { answerItem, answerText, count, numbersToRead, numberFieldOf, problemAnswer, rootedAt, type ItemAnswer, type Tally } from './items.js';
 import type { Limits } from '../operations/field-rules.js';
 import { compileBodyValidator } from './validation.js';
 import { BYTE, countAtMost, decodeUtf8Body, parseJsonText, pointerOfKey, withNumberSources } from './json-text.js';
@@ -50,7 +50,7 @@ export function answerBatch(bytes: Uint8Array, limits: BatchLimits): BatchAnswer
   const { value: body, sources } = withNumberSources(
     text,
     parseJsonText(text, undefined),
-    (batch) => isBatch(batch) && batch.operations.some(hasNumberToRead),
+    (batch) => (isBatch(batch) ? batch.operations.flatMap(numbersToRead) : []),
     numberFieldOf,
   );
   if (!validateEnvelope(body)) {

@@ -90,10 +90,11 @@ export function numberFieldOf(item: unknown): string | undefined {
   return (OPERATIONS[item.operation as CurrentOperationId] as Operation).numberField;
 }
 
-/** Whether the item's number field holds a number, whose source text its answer needs. */
-export function hasNumberToRead(item: unknown): boolean {
+/** The number in the item's number field, whose source text its answer may need: none, or one. */
+export function numbersToRead(item: unknown): number[] {
   const field = numberFieldOf(item);
-  return field !== undefined && typeof (item as Record<string, unknown>)[field] === 'number';
+  const value = field === undefined ? undefined : (item as Record<string, unknown>)[field];
+  return typeof value === 'number' ? [value] : [];
 }
 
 /**
@@ -157,6 +158,14 @@ export type Tally = Record<string, number>;
 /** Counts one answer in a tally, under `operation status` (an item naming no operation counts as `unknown`). */
 export function count(tally: Tally, item: unknown, status: number): void {
   const name = isObject(item) && typeof item.operation === 'string' && CURRENT.has(item.operation) ? item.operation : 'unknown';
-  const key = `${name} ${status}`;
+  const key = keyOf(name, status);
   tally[key] = (tally[key] ?? 0) + 1;
+}
+
+// The tally's keys, made once each: a stream counts every line.
+const KEYS = new Map<string, string[]>();
+function keyOf(name: string, status: number): string {
+  let byStatus = KEYS.get(name);
+  if (byStatus === undefined) KEYS.set(name, (byStatus = []));
+  return (byStatus[status] ??= `${name} ${status}`);
 }

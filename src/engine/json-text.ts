@@ -38,8 +38,9 @@ export function decodeUtf8Body(bytes: Uint8Array, expected: string): string {
  * parseJsonText('{"input":[[1]]}', 1) // throws the 413 problem "/input nests deeper than the limit of 1 levels (MAX_DEPTH)"
  */
 export function parseJsonText(text: string, maxDepth: number | undefined, bytes?: Uint8Array): unknown {
-  if (maxDepth !== undefined) {
-    // The body object itself is one level above `input`, where the limit is counted (docs/behaviour.md §3).
+  // The body object itself is one level above `input`, where the limit is counted (docs/behaviour.md §3).
+  // Each level opens with a character: a text no longer than the limit cannot pass it (a stream's short lines).
+  if (maxDepth !== undefined && text.length > maxDepth + 1) {
     const tooDeep = findDepthViolation(bytes ?? Buffer.from(text, 'utf8'), maxDepth + 1);
     if (tooDeep !== undefined) throw fieldProblem(tooDeep, LIMIT_TEXTS.depth(maxDepth), 413);
   }
@@ -50,27 +51,29 @@ export function parseJsonText(text: string, maxDepth: number | undefined, bytes?
   }
 }
 
-// A number whose text JSON.parse may not give back from its double: a fraction, an exponent, 16
-// digits or more, or -0. Anything else is an integer a double holds, written as String() writes it.
-const MAY_DIFFER = /-0|\d(?:[.eE]|\d{15})/;
+// A double JSON.parse may have rounded, or whose text it does not tell: not a safe integer, or -0.
+// A safe integer read from an integer literal (no fraction, no exponent) is exactly that literal,
+// as String() writes it; so only such a number, or a text with a fraction or an exponent, is read again.
+const mayBeRounded = (n: number): boolean => !Number.isSafeInteger(n) || Object.is(n, -0);
+const FRACTION_OR_EXPONENT = /\d[.eE]/;
 
 /**
  * The source text of the numbers JSON.parse may have rounded, in the members `fieldOf` names for
  * each object, keyed by that object of the value returned with them: the text is parsed again,
- * with the reviver's source text access (V8 11.4, every Node.js line this runs on), only when it
- * holds such a number and `needed` says one of them matters.
+ * with the reviver's source text access (V8 11.4, every Node.js line this runs on), only when one
+ * of the numbers that matter (`numbersOf`) may differ from its text.
  *
  * @example
- * withNumberSources('{"input":9007199254740993}', (v) => v, () => 'input') // { value: { input: 9007199254740992 }, sources: Map { value => '9007199254740993' } }
+ * withNumberSources('{"input":9007199254740993}', JSON.parse(text), (v) => [v.input], () => 'input') // { value: { input: 9007199254740992 }, sources: Map { value => '9007199254740993' } }
  */
 export function withNumberSources<T>(
   text: string,
   value: T,
-  needed: (value: T) => boolean,
+  numbersOf: (value: T) => readonly number[],
   fieldOf: (holder: object) => string | undefined,
 ): { value: T; sources: Map<object, string> | undefined } {
-  // `needed` first: it looks at one member, the test at the whole text.
-  if (!needed(value) || !MAY_DIFFER.test(text)) return { value, sources: undefined };
+  const numbers = numbersOf(value);
+  if (numbers.length === 0 || (!numbers.some(mayBeRounded) && !FRACTION_OR_EXPONENT.test(text))) return { value, sources: undefined };
   const sources = new Map<object, string>();
   const reparsed = JSON.parse(text, function (this: object, key: string, member: unknown, context?: { source?: string }) {
     if (typeof member === 'number' && context?.source !== undefined && key === fieldOf(this)) sources.set(this, context.source);
@@ -101,6 +104,8 @@ export function countAtMost(bytes: Buffer, byte: number, limit: number): number 
  * findDepthViolation(Buffer.from('{"a":1,"b":[[2]]}'), 2) //=> '/b'
  */
 export function findDepthViolation(bytes: Uint8Array, limit: number): string | undefined {
+  // Each level takes a byte: a text no longer than the limit cannot pass it (a stream's short lines).
+  if (bytes.length <= limit) return undefined;
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
   // Fewer openers than the limit cannot nest past it: one native scan decides most bodies.
   if (countAtMost(buffer, OPEN_BRACKET, limit) + countAtMost(buffer, OPEN_BRACE, limit) <= limit) return undefined;

@@ -1,4 +1,5 @@
-import { answerItem, answerText, count, hasNumberToRead, numberFieldOf, problemAnswer, rootedAt, type ItemAnswer, type Tally } from './items.js';
+import { isAscii } from 'node:buffer';
+import { answerItem, answerText, count, numbersToRead, numberFieldOf, problemAnswer, rootedAt, type ItemAnswer, type Tally } from './items.js';
 import type { Limits } from '../operations/field-rules.js';
 import { decodeUtf8Body, parseJsonText, withNumberSources } from './json-text.js';
 import { fieldProblem, ProblemError, problemOf } from '../operations/problem.js';
@@ -24,18 +25,24 @@ const ITEM = 'a JSON object with an "operation" field and that operation\'s fiel
 export const ANSWER_PIECE_CHARS = 64 * 1024;
 
 /**
- * Answers one line (without its line break) as its single endpoint would answer the item in it.
+ * Answers one line (without its line break) as its single endpoint would answer the item in it:
+ * its bytes, or its text when the chunk it came in was ASCII and read as one string.
  *
  * @example
  * answerLine(Buffer.from('{"operation":"isEven","input":"12"}'), limits) //=> { status: 200, result: { ret: true } }
  */
-export function answerLine(bytes: Uint8Array, limits: StreamLimits, tally: Tally = {}): ItemAnswer {
+export function answerLine(line: Uint8Array | string, limits: StreamLimits, tally: Tally = {}): ItemAnswer {
   let item: unknown;
   let answer: ItemAnswer;
   try {
-    const end = bytes[bytes.length - 1] === CARRIAGE_RETURN ? bytes.length - 1 : bytes.length;
-    const text = decodeUtf8Body(bytes.subarray(0, end), ITEM);
-    const { value, sources } = withNumberSources(text, parseJsonText(text, limits.maxDepth, bytes), hasNumberToRead, numberFieldOf);
+    const text =
+      typeof line === 'string' ? withoutReturn(line) : decodeUtf8Body(line.subarray(0, line[line.length - 1] === CARRIAGE_RETURN ? -1 : undefined), ITEM);
+    const { value, sources } = withNumberSources(
+      text,
+      parseJsonText(text, limits.maxDepth, typeof line === 'string' ? undefined : line),
+      numbersToRead,
+      numberFieldOf,
+    );
     item = value;
     answer = answerItem(item, sources?.get(item as object), limits);
   } catch (error) {
@@ -44,6 +51,12 @@ export function answerLine(bytes: Uint8Array, limits: StreamLimits, tally: Tally
   }
   count(tally, item, answer.status);
   return 'problem' in answer ? problemAnswer(rootedAt(answer.problem, '', LINE)) : answer;
+}
+
+/** A line's text without the carriage return of a CRLF line break, refused as its bytes would be when nothing is left. */
+function withoutReturn(line: string): string {
+  const text = line.endsWith('\r') ? line.slice(0, -1) : line;
+  return text === '' ? decodeUtf8Body(new Uint8Array(0), ITEM) : text;
 }
 
 /**
@@ -70,6 +83,8 @@ export class LineAnswerer {
   /** The answer lines of every line `chunk` completes, in pieces of about `ANSWER_PIECE_CHARS`. */
   *answers(chunk: Uint8Array): Generator<string> {
     const max = this.limits.streamMaxLineBytes;
+    // An ASCII chunk is read as one string, each line a slice of it: one decoding a chunk, not one a line.
+    const text = isAscii(chunk) ? Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length).toString('latin1') : undefined;
     let out = '';
     let from = 0;
     while (from < chunk.length) {
@@ -81,7 +96,7 @@ export class LineAnswerer {
       }
       if (this.skipping) this.skipping = false;
       else if (this.partialBytes + end - from > max) out += this.tooLong(false);
-      else out += this.answer(this.lineOf(chunk.subarray(from, end)));
+      else out += this.answer(text !== undefined && this.partialBytes === 0 ? text.slice(from, end) : this.lineOf(chunk.subarray(from, end)));
       from = end + 1;
       if (out.length >= ANSWER_PIECE_CHARS) {
         yield out;
@@ -111,7 +126,7 @@ export class LineAnswerer {
     return line;
   }
 
-  private answer(line: Uint8Array): string {
+  private answer(line: Uint8Array | string): string {
     const answer = line.length === 0 ? this.empty() : answerLine(line, this.limits, this.tally);
     this.lines++;
     return `${answerText(answer)}\n`;

@@ -78,7 +78,10 @@ export function runBody(operation: Operation, bytes: Uint8Array | undefined, lim
     const { value, sources } = withNumberSources(
       text,
       parsed,
-      (body) => typeof (body as Record<string, unknown> | null)?.[field] === 'number',
+      (body) => {
+        const number = (body as Record<string, unknown> | null)?.[field];
+        return typeof number === 'number' ? [number] : [];
+      },
       () => field,
     );
     return runValue(operation, value, sources?.get(value as object), limits);

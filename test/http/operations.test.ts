@@ -104,6 +104,42 @@ describe('POST /api/isEven and POST /api/isOdd', () => {
   }
 });
 
+describe('a number written as a JSON number is answered as its text, every digit of it', () => {
+  const shared = sharedApp();
+  // JSON number literals (RFC 8259 §6): integers of up to 25 digits, fractions, exponents, signs.
+  const digits = (min: number, max: number) => fc.array(fc.integer({ min: 0, max: 9 }), { minLength: min, maxLength: max, size: 'max' }).map((d) => d.join(''));
+  const literal = fc
+    .tuple(
+      fc.constantFrom('', '-'),
+      fc.oneof(
+        fc.constant('0'),
+        fc.tuple(fc.integer({ min: 1, max: 9 }), digits(0, 24)).map(([first, rest]) => `${first}${rest}`),
+      ),
+      fc.oneof(
+        fc.constant(''),
+        digits(1, 22).map((d) => `.${d}`),
+      ),
+      fc.oneof(
+        fc.constant(''),
+        fc.tuple(fc.constantFrom('e', 'E'), fc.constantFrom('', '+', '-'), digits(1, 3)).map((parts) => parts.join('')),
+      ),
+    )
+    .map((parts) => parts.join(''));
+
+  test('isEven and isOdd of a number literal answer as of the same text in a string, which is never rounded', async () => {
+    const app = await shared();
+    await fc.assert(
+      fc.asyncProperty(literal, fc.constantFrom('/api/isEven', '/api/isOdd'), async (text, path) => {
+        const asNumber = await post(app, path, `{"input":${text}}`);
+        const asString = await post(app, path, `{"input":"${text}"}`);
+        assert.equal(asNumber.statusCode, asString.statusCode, text);
+        if (asString.statusCode === 200) assert.equal(asNumber.body, asString.body, text);
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+});
+
 describe('GET /api/isEven/{number} and GET /api/isOdd/{number}', () => {
   const shared = sharedApp();
   const OK: Array<[string, boolean]> = [
