@@ -8,9 +8,8 @@ import { LIMIT_TEXTS } from '../operations/limit-texts.js';
  * the numbers whose every digit matters.
  */
 
-/** The bytes a JSON scanner looks at (the batch's, engine/batch.ts, too). */
-export const BYTE = { QUOTE: 0x22, BACKSLASH: 0x5c, COMMA: 0x2c, OPEN_BRACE: 0x7b, CLOSE_BRACE: 0x7d, OPEN_BRACKET: 0x5b, CLOSE_BRACKET: 0x5d } as const;
-const { QUOTE, BACKSLASH, COMMA, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET } = BYTE;
+// The bytes the depth scanner looks at.
+const [QUOTE, BACKSLASH, COMMA, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET] = [0x22, 0x5c, 0x2c, 0x7b, 0x7d, 0x5b, 0x5d] as const;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -41,8 +40,8 @@ export function parseJsonText(text: string, maxDepth: number | undefined, bytes?
   // The body object itself is one level above `input`, where the limit is counted (docs/behaviour.md §3).
   // Each level opens with a character: a text no longer than the limit cannot pass it (a stream's short lines).
   if (maxDepth !== undefined && text.length > maxDepth + 1) {
-    const tooDeep = findDepthViolation(bytes ?? Buffer.from(text, 'utf8'), maxDepth + 1);
-    if (tooDeep !== undefined) throw fieldProblem(tooDeep, LIMIT_TEXTS.depth(maxDepth), 413);
+    const [tooDeep] = deepValues(bytes ?? Buffer.from(text, 'utf8'), maxDepth + 1, undefined, true);
+    if (tooDeep !== undefined) throw fieldProblem(tooDeep.pointer, LIMIT_TEXTS.depth(maxDepth), 413);
   }
   try {
     return JSON.parse(text) as unknown;
@@ -82,55 +81,78 @@ export function withNumberSources<T>(
   return { value: reparsed, sources };
 }
 
-/**
- * How many times `byte` is in `bytes`, counting no further than one past `limit` (a native scan).
- *
- * @example
- * countAtMost(Buffer.from('[[[1]]]'), BYTE.OPEN_BRACKET, 1) //=> 2
- */
-export function countAtMost(bytes: Buffer, byte: number, limit: number): number {
+/** How many times `byte` is in `bytes`, counting no further than one past `limit` (a native scan). */
+function countAtMost(bytes: Buffer, byte: number, limit: number): number {
   let count = 0;
   for (let at = bytes.indexOf(byte); at !== -1 && count <= limit; at = bytes.indexOf(byte, at + 1)) count++;
   return count;
 }
 
+/** A value of a JSON text that nests deeper than the limit (`deepValues`). */
+export interface DeepValue {
+  /** Where the value begins, and ends (just past its closing bracket; the text's length when it never closes). */
+  readonly start: number;
+  readonly end: number;
+  /** Its index in the array that `within` names; undefined for any other value. */
+  readonly index: number | undefined;
+  /** When it is an object: the pointer of its member that nests too deep; else `''`. */
+  readonly pointer: string;
+}
+
 /**
- * The pointer of the top-level member in which a JSON text nests deeper than `limit`, or
- * undefined; `''` when the top level is not an object. Works on any bytes, valid JSON or not;
- * brackets inside strings do not count, nor does a byte of a multi-byte character, which is never
- * one of these ASCII characters.
+ * The values of a JSON text that nest deeper than `limit` (counted from the top): the top-level
+ * value, or with `within` (a quoted key, `"operations"`) each item of the array in that top-level
+ * member and each other top-level member's value; `first` stops at the first. Works on any bytes,
+ * valid JSON or not; brackets inside strings do not count, nor does a byte of a multi-byte
+ * character, which is never one of these ASCII characters. The one depth scanner of a single body
+ * (parseJsonText) and of a batch, whose too-deep items are each answered in their place.
  *
  * @example
- * findDepthViolation(Buffer.from('{"a":1,"b":[[2]]}'), 2) //=> '/b'
+ * deepValues(Buffer.from('{"a":1,"b":[[2]]}'), 2)[0]?.pointer //=> '/b'
  */
-export function findDepthViolation(bytes: Uint8Array, limit: number): string | undefined {
-  // Each level takes a byte: a text no longer than the limit cannot pass it (a stream's short lines).
-  if (bytes.length <= limit) return undefined;
+export function deepValues(bytes: Uint8Array, limit: number, within?: Uint8Array, first = false): DeepValue[] {
+  const found: DeepValue[] = [];
+  // Each level takes a byte: a text no longer than the limit cannot pass it.
+  if (bytes.length <= limit) return found;
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
   // Fewer openers than the limit cannot nest past it: one native scan decides most bodies.
-  if (countAtMost(buffer, OPEN_BRACKET, limit) + countAtMost(buffer, OPEN_BRACE, limit) <= limit) return undefined;
+  if (countAtMost(buffer, OPEN_BRACKET, limit) + countAtMost(buffer, OPEN_BRACE, limit) <= limit) return found;
   let depth = 0;
-  let topIsObject = false;
-  let expectKey = false;
-  let keyStart = -1;
-  let keyEnd = -1;
+  let inWithin = false; // inside the value of the top-level member `within`
+  let index = 0; // the item of that array being read
+  let start = -1; // where the value being read began
+  let isObject = false;
+  let pointer: string | undefined; // set once the value being read nests too deep
+  let expectKey = false; // the next string is a key of the value being read
+  let key: [number, number] = [-1, -1]; // the member of that value being read
+  const valueDepth = (): number => (within === undefined ? 1 : inWithin ? 3 : 2);
   for (let i = 0; i < bytes.length; i++) {
     const c = bytes[i];
     if (c === QUOTE) {
-      const start = i;
+      const from = i;
       for (i++; i < bytes.length && bytes[i] !== QUOTE; i++) if (bytes[i] === BACKSLASH) i++;
-      if (expectKey) [keyStart, keyEnd, expectKey] = [start, i, false];
+      if (within !== undefined && depth === 1) inWithin = buffer.compare(within, 0, within.length, from, i + 1) === 0;
+      else if (expectKey) [key, expectKey] = [[from, i + 1], false];
     } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
       depth++;
-      if (depth > limit) return topIsObject && keyStart >= 0 ? pointerOfKey(buffer.toString('utf8', keyStart, keyEnd + 1)) : '';
-      if (depth === 1) expectKey = topIsObject = c === OPEN_BRACE;
+      if (depth === valueDepth()) [start, pointer, key, isObject, expectKey] = [i, undefined, [-1, -1], c === OPEN_BRACE, c === OPEN_BRACE];
+      if (depth > limit && pointer === undefined && start >= 0) {
+        pointer = key[0] < 0 ? '' : pointerOfKey(buffer.toString('utf8', key[0], key[1]));
+        if (first) return [{ start, end: bytes.length, index: inWithin ? index : undefined, pointer }];
+      }
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      if (pointer !== undefined && depth === valueDepth()) {
+        found.push({ start, end: i + 1, index: inWithin ? index : undefined, pointer });
+        pointer = undefined;
+      }
       depth--;
-    } else if (c === COMMA && depth === 1 && topIsObject) {
-      expectKey = true;
+    } else if (c === COMMA) {
+      if (inWithin && depth === 2) index++;
+      else if (isObject && depth === valueDepth()) expectKey = true;
     }
   }
-  return undefined;
+  if (pointer !== undefined) found.push({ start, end: bytes.length, index: inWithin ? index : undefined, pointer });
+  return found;
 }
 
 /**
