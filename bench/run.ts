@@ -3,16 +3,18 @@
  * per-request features), bare Fastify (with and without its logger) and Express 5, in one run, under the same load generator (wrk when installed, else autocannon).
  * Writes bench/results/<label>.json and .md. A benchmark, not a test: it never fails on timing.
  *
- *   npm run bench                      # 2 rounds of 10 s per target and scenario, sort scaling, batches, the client's batching, peak RSS
- *   npm run bench -- --rounds 3 --seconds 5 --label after
+ *   npm run bench                      # 3 processes per target, 1 round of 10 s each per scenario; sort scaling, batches, the client's batching, peak RSS
+ *   npm run bench -- --processes 5 --rounds 2 --seconds 5 --label after
  *   npm run bench -- --scenarios S1,S2 --parts throughput --label try   # a quicker look at some of it
  *   npm run bench -- --targets baseline,node-features --env FEATURES=id --parts throughput --label id   # one feature's cost
  *   npm run bench -- --smoke --out /tmp/bench   # seconds-long run that only proves the script works
- *   npm run bench -- --before /tmp/previous --targets service,service-before,fastify --scenarios S1,S2,S3,S4 --rounds 4 --parts throughput --label ab
+ *   npm run bench -- --before /tmp/previous --targets service,service-before,fastify --scenarios S1,S2,S3,S4 --rounds 2 --parts throughput --label ab
  *                                               # an A/B against another checkout, built there first
  *
  * Before any measurement every target gets the same mixed traffic (`warmUp`): a process that has
- * seen only one kind of request runs in a state production never sees, and measures faster.
+ * seen only one kind of request runs in a state production never sees, and measures faster. Each
+ * target runs in several processes (`--processes`), one set after another, and the report gives a
+ * ratio's median and spread over them: one process's JIT state can move a figure by a third.
  */
 import { execFileSync } from 'node:child_process';
 import { cpus, tmpdir } from 'node:os';
