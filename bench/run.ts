@@ -3,7 +3,7 @@
  * per-request features), bare Fastify (with and without its logger) and Express 5, in one run, under the same load generator (wrk when installed, else autocannon).
  * Writes bench/results/<label>.json and .md. A benchmark, not a test: it never fails on timing.
  *
- *   npm run bench                      # 3 processes per target, 1 round of 10 s each per scenario; sort scaling, batches, the client's batching, peak RSS
+ *   npm run bench                      # 3 processes per target, 1 round of 5 s each per scenario; sort scaling, batches, the client's batching, peak RSS
  *   npm run bench -- --processes 5 --rounds 2 --seconds 5 --label after
  *   npm run bench -- --scenarios S1,S2 --parts throughput --label try   # a quicker look at some of it
  *   npm run bench -- --targets baseline,node-features --env FEATURES=id --parts throughput --label id   # one feature's cost
@@ -32,7 +32,7 @@ import { memoryMiB, startTarget, type RunningTarget, type TargetName } from './t
 const root = new URL('..', import.meta.url).pathname;
 const { values: flags } = parseArgs({
   options: {
-    seconds: { type: 'string', default: '10' },
+    seconds: { type: 'string', default: '5' },
     warmup: { type: 'string', default: '2' },
     rounds: { type: 'string', default: '1' },
     processes: { type: 'string', default: '3' },
