@@ -9,8 +9,7 @@ function workersOf(pid: number): number[] {
     const children = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(pid)], { encoding: 'utf8' })
       .trim()
       .split('\n');
-    // Only the workers: tsx also runs an esbuild helper process.
-    return children.filter((line) => line.includes('main.ts')).map((line) => Number.parseInt(line, 10));
+    return children.filter((line) => line.includes('main.js')).map((line) => Number.parseInt(line, 10));
   } catch {
     return []; // ps exits 1 when it finds none
   }

@@ -61,7 +61,7 @@ test('a busy port: one line naming the address and PORT on standard error, exit 
   t.after(() => holder.close());
   const port = (holder.address() as AddressInfo).port;
   for (const workers of ['1', '2']) {
-    const child = spawn(process.execPath, ['--import', 'tsx', ENTRY], {
+    const child = spawn(process.execPath, [ENTRY], {
       env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', WORKERS: workers },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

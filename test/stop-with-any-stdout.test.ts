@@ -68,7 +68,7 @@ async function startWith(t: TestContext, stdout: Stdout, workers: string): Promi
     fd = 'pipe';
   }
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY], {
+  const child = spawn(process.execPath, [ENTRY], {
     env: {
       ...process.env,
       PORT: String(port),

@@ -127,7 +127,7 @@ for (const workers of ['1', '2']) {
 
 test('json-utility isEven --lines --url: says on standard error where the service stopped and exits 1', async (t) => {
   const server = await startServer(t, ENV);
-  const cli = spawn(process.execPath, ['--import', 'tsx', new URL('../src/cli.ts', import.meta.url).pathname, 'isEven', '--lines', '--url', server.base], {
+  const cli = spawn(process.execPath, [new URL('../dist/cli.js', import.meta.url).pathname, 'isEven', '--lines', '--url', server.base], {
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   t.after(() => cli.kill('SIGKILL'));
