@@ -200,9 +200,10 @@ describe('createClient({ batch })', () => {
 
   test('bad batch options are refused, naming the option', () => {
     assert.throws(() => createClient({ baseUrl: base, batch: { maxOperations: 0 } }), /^TypeError: batch\.maxOperations must be an integer from 1, not 0$/);
-    assert.throws(
-      () => createClient({ baseUrl: base, batch: { maxDelayMs: -1 } }),
-      /^TypeError: batch\.maxDelayMs must be a number of milliseconds from 0, not -1$/,
-    );
+    for (const maxDelayMs of [-1, 2 ** 31, Number.NaN])
+      assert.throws(
+        () => createClient({ baseUrl: base, batch: { maxDelayMs } }),
+        new TypeError(`batch.maxDelayMs must be a number of milliseconds from 0 to 2147483647, not ${maxDelayMs}`),
+      );
   });
 });

@@ -267,7 +267,9 @@ interface Joined {
 function batching(settings: BatchOptions, batchUrl: string, exchange: Exchange, clientTimeoutMs: number | undefined) {
   const maxDelayMs = settings.maxDelayMs ?? 0;
   const maxOperations = settings.maxOperations ?? 1000;
-  if (!Number.isFinite(maxDelayMs) || maxDelayMs < 0) throw new TypeError(`batch.maxDelayMs must be a number of milliseconds from 0, not ${maxDelayMs}`);
+  // setTimeout takes at most 2^31 - 1 ms; a longer delay would fire at once.
+  if (!(maxDelayMs >= 0 && maxDelayMs <= 2 ** 31 - 1))
+    throw new TypeError(`batch.maxDelayMs must be a number of milliseconds from 0 to 2147483647, not ${maxDelayMs}`);
   if (!Number.isInteger(maxOperations) || maxOperations < 1) throw new TypeError(`batch.maxOperations must be an integer from 1, not ${maxOperations}`);
 
   let waiting: Joined[] = [];
