@@ -163,6 +163,14 @@ describe('OpenTelemetry traces', () => {
     );
   });
 
+  test('a bad OpenTelemetry setting is said on standard error, and the service serves anyway', async (t) => {
+    const server = await startServer(t, { OTEL_TRACES_EXPORTER: 'bogus' }, ENTRY);
+    assert.equal((await post(`${server.base}/api/isOdd`, '{"input":3}')).status, 200);
+    assert.match(server.errors(), /Unrecognized OTEL_TRACES_EXPORTER value: bogus/);
+    server.child.kill('SIGINT');
+    assert.equal(await server.exited, 0);
+  });
+
   test('which variables switch tracing on', () => {
     assert.equal(tracingRequested({}), false);
     assert.equal(tracingRequested({ OTEL_SERVICE_NAME: 'x' }), false);

@@ -37,8 +37,11 @@ const KNOWN_METHODS = new Set(['CONNECT', 'DELETE', 'GET', 'HEAD', 'OPTIONS', 'P
  * const tracing = startTracing(); tracing.traceRequests(app); await tracing.flush(3000);
  */
 export function startTracing(): Tracing {
-  // NodeSDK reads the name from here; the operator's value wins.
+  // NodeSDK reads these from the environment; the operator's values win. Without a log level the
+  // SDK says nothing of a bad setting (an endpoint that is not a URL, an unknown exporter): at
+  // `warn` it says so on standard error.
   process.env.OTEL_SERVICE_NAME ||= 'json-utility-service';
+  process.env.OTEL_LOG_LEVEL ||= 'warn';
   const sdk = new NodeSDK({ instrumentations: [] });
   sdk.start();
   const tracer = trace.getTracer('json-utility-service', version);
