@@ -256,7 +256,7 @@ interface Joined {
   /** Ends the call with its answer or its error, once; later outcomes are ignored. */
   settle(outcome: { value: unknown } | { error: unknown }): void;
   readonly settled: () => boolean;
-  /** Aborted once the call is settled early (its own timeout or signal), so that nothing waits for it. */
+  /** Aborted once the call has failed (by its own timeout or signal among others), so that nothing still waits for it. */
   readonly gone: AbortSignal;
 }
 
