@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { readFileSync } from 'node:fs';
+import { VERSION } from './version.js';
 import { parseArgs } from 'node:util';
 import { InputError } from './core/index.js';
 import { argumentsOf, COMMANDS, commandsHelp, inCommandWords, UsageError } from './cli-commands.js';
@@ -9,9 +9,7 @@ import { runValue } from './engine/run.js';
 import { readConfig, run } from './server.js';
 import { answerStandardInput } from './cli-lines.js';
 
-const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
-
-const HELP = `json-utility ${version}: exact JSON utilities, as a service or one call at a time
+const HELP = `json-utility ${VERSION}: exact JSON utilities, as a service or one call at a time
 
 Usage:
   json-utility serve [--port N] [--host H] [--workers N|auto]
@@ -52,7 +50,7 @@ async function main(argv: string[]): Promise<number> {
   const flags = parsed.values;
   const positionals = parsed.positionals.map((arg) => (arg.startsWith(PLACEHOLDER) ? (negatives[Number(arg.slice(1))] as string) : arg));
   const [command, ...rest] = positionals;
-  if (flags.version) return print(version);
+  if (flags.version) return print(VERSION);
   if (flags.help) return print(HELP);
   if (command === undefined) {
     process.stderr.write(`${HELP}\n`);

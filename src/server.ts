@@ -156,14 +156,17 @@ async function serve(config: Config, workers: number): Promise<void> {
   await app.memory.pool.warm();
   const address = await listenOrExit(app, config, 'port');
   // In a cluster the primary serves the admin port, with every worker's metrics.
-  const admin =
-    config.adminPort === 'off' || cluster.isWorker ? undefined : await buildAdminApp({ ready: () => app.lifecycle.ready, metrics: app.metrics }, app.log);
-  const adminAddress = admin === undefined ? undefined : await listenOrExit(admin, config, 'adminPort');
+  const adminAddress = cluster.isWorker ? undefined : await serveAdmin(config, { ready: () => app.lifecycle.ready, metrics: app.metrics }, app.log);
   const memory = app.memory.describe();
   const warning = heapWarning(app.memory.limit);
   if (warning !== undefined) app.log.warn(warning);
   if (cluster.isWorker) process.send?.({ type: LISTENING, address, memory });
   else announce(app.log, config.logLevel, address, workers, memory, adminAddress);
+}
+
+/** The admin port (ADMIN_PORT) listening with these probes: its address, or undefined when it is off. */
+async function serveAdmin(config: Config, sources: ProbeSources, log: FastifyBaseLogger): Promise<string | undefined> {
+  return config.adminPort === 'off' ? undefined : listenOrExit(await buildAdminApp(sources, log), config, 'adminPort');
 }
 
 /** Listens on PORT or ADMIN_PORT at HOST; a failure with a known cause goes to standard error and ends the process. */
@@ -192,11 +195,8 @@ async function supervise(config: Config, count: number): Promise<void> {
   const log = pino({ level: config.logLevel, hooks: LOG_HOOKS }, logDestination(config.logFlushMs, config.logBacklogBytes));
   // Workers that listen can be drained; one still starting has no request and is simply stopped.
   const listening = new Set<number>();
-  const metrics = clusterMetrics(config.adminPort === 'off');
   // Ready while a worker serves and shutdown has not begun.
-  const probes: ProbeSources = { ready: () => !stopping && listening.size > 0, metrics };
-  const admin = config.adminPort === 'off' ? undefined : await buildAdminApp(probes, log);
-  const adminAddress = admin === undefined ? undefined : await listenOrExit(admin, config, 'adminPort');
+  const adminAddress = await serveAdmin(config, { ready: () => !stopping && listening.size > 0, metrics: clusterMetrics(config.adminPort === 'off') }, log);
   // Each worker's heap from its share of MEMORY_LIMIT, unless the operator chose one.
   const share = processShare(config.memoryLimit === 'auto' ? detectMemoryLimit().bytes : config.memoryLimit, count);
   if (!`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`.includes('--max-old-space-size')) {

@@ -120,6 +120,29 @@ describe('createClient({ batch })', () => {
     assert.deepEqual(paths.sort(), ['/api/batch', '/api/isEven/4', '/api/isOdd', '/api/sort', '/is-odd']);
   });
 
+  // A body of `{"input":"…"}` is the string's length and 12; in a batch, `{"operation":"toString",` adds 23.
+  const ofBody = (chars: number) => ({ input: 'x'.repeat(chars - 12) });
+
+  test('a body of 64 KiB joins a batch; one character more goes alone', async () => {
+    const joins = recording({ batch: {} });
+    await Promise.all([joins.client.toString(ofBody(64 * 1024)), joins.client.isEven({ input: 2 })]);
+    assert.deepEqual(joins.paths, ['/api/batch']);
+    const alone = recording({ batch: {} });
+    await Promise.all([alone.client.toString(ofBody(64 * 1024 + 1)), alone.client.isEven({ input: 2 })]);
+    assert.deepEqual(alone.paths.sort(), ['/api/isEven', '/api/toString']);
+  });
+
+  test('a batch goes once its items reach 1 MiB, whatever their count', async () => {
+    // Sixteen items of 65,536 characters are 1 MiB: the batch goes, and the seventeenth call goes alone.
+    const full = recording({ batch: {} });
+    await Promise.all(Array.from({ length: 17 }, () => full.client.toString(ofBody(65_536 - 23))));
+    assert.deepEqual(full.paths, ['/api/batch', '/api/toString']);
+    // One character less each: sixteen stay under 1 MiB, and all seventeen go together.
+    const under = recording({ batch: {} });
+    await Promise.all(Array.from({ length: 17 }, () => under.client.toString(ofBody(65_535 - 23))));
+    assert.deepEqual(under.paths, ['/api/batch']);
+  });
+
   test('a batch refused as a whole with a 4xx (413: too large for the service) sends each call alone', async () => {
     const paths: string[] = [];
     const client = createClient({

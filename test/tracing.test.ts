@@ -6,6 +6,7 @@ import { before, describe, test, type TestContext } from 'node:test';
 import { promisify } from 'node:util';
 import { tracingRequested } from '../src/server.js';
 import { startServer } from './process.js';
+import { silentServer } from './silent-server.js';
 
 // OpenTelemetry traces (docs/operations.md, Traces): the built service, started with the standard
 // OTEL_* environment, exports its spans over OTLP/HTTP to a receiver in this test.
@@ -161,6 +162,17 @@ describe('OpenTelemetry traces', () => {
       loaded.filter((line) => !line.includes('/@opentelemetry/api/')),
       [],
     );
+  });
+
+  test('a collector that never answers holds the exit for 3 s at most (the flush deadline), then the process exits 0', async (t) => {
+    const silent = await silentServer(t);
+    const server = await startServer(t, { OTEL_EXPORTER_OTLP_ENDPOINT: silent, OTEL_BSP_SCHEDULE_DELAY: '600000', DRAIN_DELAY_MS: '0' }, ENTRY);
+    assert.equal((await post(`${server.base}/api/isOdd`, '{"input":3}')).status, 200);
+    const signalled = Date.now();
+    server.child.kill('SIGTERM');
+    assert.equal(await server.exited, 0, server.errors());
+    const took = Date.now() - signalled;
+    assert.ok(took >= 2_500 && took < 6_000, `${took} ms`);
   });
 
   test('a bad OpenTelemetry setting is said on standard error, and the service serves anyway', async (t) => {

@@ -211,7 +211,7 @@ export function createClient(options: ClientOptions): Client {
     } catch (error) {
       if (call.signal?.aborted === true) throw call.signal.reason;
       if ((error as Error).name === 'TimeoutError') throw new ClientError(`No answer from ${method} ${url} within ${timeoutMs} ms`, url, { cause: error });
-      throw new ClientError(`Cannot reach ${method} ${url}: ${causeOf(error)}`, url, { cause: error });
+      throw unreachable(method, url, error);
     }
     if (!response.ok) throw new ProblemError(problemIn(text, response.status, response.statusText));
     return JSON.parse(text) as unknown;
@@ -310,7 +310,7 @@ function batching(settings: BatchOptions, batchUrl: string, exchange: Exchange, 
         } else if (error instanceof ProblemError) {
           joined.settle({ error: new ProblemError(error) });
         } else if (error instanceof ClientError) {
-          joined.settle({ error: new ClientError(error.message.replace(batchUrl, joined.url), joined.url, { cause: error.cause }) });
+          joined.settle({ error: unreachable('POST', joined.url, error.cause) });
         } else {
           joined.settle({ error });
         }
@@ -425,7 +425,7 @@ async function* streamAnswers(
     });
   } catch (error) {
     if (signal?.aborted === true) throw signal.reason;
-    throw new ClientError(`Cannot reach POST ${url}: ${causeOf(error)}`, url, { cause: error });
+    throw unreachable('POST', url, error);
   }
   if (!response.ok || response.body === null) {
     const text = await response.text();
@@ -462,6 +462,11 @@ function shutdownOf(problem: Problem): StreamInterruptedError | undefined {
   const { answered, retryAfter } = problem as Problem & { answered?: unknown; retryAfter?: unknown };
   if (problem.status !== 503 || typeof answered !== 'number') return undefined;
   return new StreamInterruptedError(problem, answered, typeof retryAfter === 'number' ? retryAfter : 1);
+}
+
+/** The error of a request that could not be sent or answered at all, naming it and why. */
+function unreachable(method: string, url: string, error: unknown): ClientError {
+  return new ClientError(`Cannot reach ${method} ${url}: ${causeOf(error)}`, url, { cause: error });
 }
 
 /** Why fetch failed, in its own words: undici's "fetch failed" keeps the reason (ECONNREFUSED...) in its cause. */

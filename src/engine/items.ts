@@ -4,6 +4,7 @@ import type { Limits } from '../operations/field-rules.js';
 import { compileBodyValidator, type BodyValidator } from './validation.js';
 import { fieldProblem, ProblemError, problemOf, type FieldError, type Problem } from '../operations/problem.js';
 import { problemOutcome, runValue } from './run.js';
+import { numberIn } from './json-text.js';
 
 /**
  * One operation of a batch or of a stream (batch.ts, line-stream.ts): an object naming a current
@@ -92,9 +93,7 @@ export function numberFieldOf(item: unknown): string | undefined {
 
 /** The number in the item's number field, whose source text its answer may need: none, or one. */
 export function numbersToRead(item: unknown): number[] {
-  const field = numberFieldOf(item);
-  const value = field === undefined ? undefined : (item as Record<string, unknown>)[field];
-  return typeof value === 'number' ? [value] : [];
+  return numberIn(item, numberFieldOf(item));
 }
 
 /**

@@ -57,6 +57,17 @@ const mayBeRounded = (n: number): boolean => !Number.isSafeInteger(n) || Object.
 const FRACTION_OR_EXPONENT = /\d[.eE]/;
 
 /**
+ * The number in `holder`'s member `field`, as the list `withNumberSources` takes: none, or one.
+ *
+ * @example
+ * numberIn({ input: 7 }, 'input') //=> [7]; numberIn({ input: '7' }, 'input') //=> []
+ */
+export function numberIn(holder: unknown, field: string | undefined): number[] {
+  const value = field === undefined ? undefined : (holder as Record<string, unknown> | null)?.[field];
+  return typeof value === 'number' ? [value] : [];
+}
+
+/**
  * The source text of the numbers JSON.parse may have rounded, in the members `fieldOf` names for
  * each object, keyed by that object of the value returned with them: the text is parsed again,
  * with the reviver's source text access (V8 11.4, every Node.js line this runs on), only when one

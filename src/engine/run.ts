@@ -1,4 +1,4 @@
-import { decodeUtf8Body, parseJsonText, withNumberSources } from './json-text.js';
+import { decodeUtf8Body, numberIn, parseJsonText, withNumberSources } from './json-text.js';
 import { JsonText, type Operation } from '../operations/index.js';
 import type { Limits } from '../operations/field-rules.js';
 import { compileBodyValidator, type BodyValidator } from './validation.js';
@@ -78,10 +78,7 @@ export function runBody(operation: Operation, bytes: Uint8Array | undefined, lim
     const { value, sources } = withNumberSources(
       text,
       parsed,
-      (body) => {
-        const number = (body as Record<string, unknown> | null)?.[field];
-        return typeof number === 'number' ? [number] : [];
-      },
+      (body) => numberIn(body, field),
       () => field,
     );
     return runValue(operation, value, sources?.get(value as object), limits);

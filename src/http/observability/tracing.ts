@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, propagation, trace, type Span } from '@opentelemetry/api';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { VERSION } from '../../version.js';
 
 /**
  * OpenTelemetry traces, loaded only when the standard environment asks for them (server.ts):
@@ -25,8 +25,6 @@ export interface Tracing {
   flush(timeoutMs: number): Promise<void>;
 }
 
-const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
-
 // The methods HTTP semantic conventions name; any other is `_OTHER`.
 const KNOWN_METHODS = new Set(['CONNECT', 'DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT', 'TRACE']);
 
@@ -44,7 +42,7 @@ export function startTracing(): Tracing {
   process.env.OTEL_LOG_LEVEL ||= 'warn';
   const sdk = new NodeSDK({ instrumentations: [] });
   sdk.start();
-  const tracer = trace.getTracer('json-utility-service', version);
+  const tracer = trace.getTracer('json-utility-service', VERSION);
   return {
     traceRequests(app) {
       app.decorateRequest('span', undefined);
