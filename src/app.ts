@@ -169,16 +169,8 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
   app.decorateRequest('bodyBytes', 0);
   const lifecycle = createLifecycle();
   app.decorate('lifecycle', lifecycle);
-  const limits: ManyLimits = {
-    sortMaxLength: config.sortMaxLength,
-    numberTextLimit: config.numberTextLimit,
-    stringSplitMaxParts: config.stringSplitMaxParts,
-    maxDepth: config.maxDepth,
-    batchMaxOperations: config.batchMaxOperations,
-    streamMaxLineBytes: config.streamMaxLineBytes,
-    streamIdleTimeoutMs: config.streamIdleTimeoutMs,
-    streamTimeoutMs: config.streamTimeoutMs,
-  };
+  // Every limit an operation, a batch or a stream reads is a setting of its own (config.ts): they travel as the configuration.
+  const limits: ManyLimits = config;
   const memory = memorySetup(config, limits, options.memoryCapacity);
   app.decorate('memory', memory);
   app.addHook('onClose', () => memory.pool.close());

@@ -2,50 +2,57 @@ import { availableParallelism } from 'node:os';
 
 /**
  * Every setting of the service, read from the environment in one place. `SETTINGS` is also the
- * source of the configuration table in docs/operations.md (test/config.test.ts keeps the two equal).
+ * source of the configuration table in docs/operations.md (test/readme.test.ts keeps the two equal).
  */
 
-interface Setting<T> {
-  readonly env: string;
-  readonly default: T;
-  /** What the variable accepts, in words; used in start-up errors and the README. */
+/** How a variable is read: what it accepts, in words (for start-up errors and the docs), and its parser. */
+interface Kind<T> {
   readonly accepts: string;
-  readonly meaning: string;
   readonly parse: (raw: string) => T | undefined;
 }
 
-const integer =
-  (min: number, max: number) =>
-  (raw: string): number | undefined => {
+interface Setting<T> extends Kind<T> {
+  readonly env: string;
+  readonly default: T;
+  readonly meaning: string;
+}
+
+const kind = <T>(accepts: string, parse: (raw: string) => T | undefined): Kind<T> => ({ accepts, parse });
+
+// The longest setTimeout takes; the default upper bound of a whole number.
+const MOST = 2 ** 31 - 1;
+
+const integer = (min: number, max = MOST, unit = 'an integer'): Kind<number> =>
+  kind(`${unit} from ${min}${max === MOST ? '' : ` to ${max}`}`, (raw) => {
     if (!/^\d+$/.test(raw)) return undefined;
     const value = Number(raw);
     return value >= min && value <= max ? value : undefined;
-  };
+  });
 
-const text = (raw: string): string | undefined => (raw.length > 0 ? raw : undefined);
+const milliseconds = (min: number, max = MOST) => integer(min, max, 'milliseconds, an integer');
 
-const oneOf =
-  <T extends string>(...choices: readonly T[]) =>
-  (raw: string): T | undefined =>
-    (choices as readonly string[]).includes(raw) ? (raw as T) : undefined;
+/** What `other` accepts, or `word`. */
+const or = <W extends string, T>(word: W, other: Kind<T>, note = ''): Kind<W | T> =>
+  kind(`${other.accepts}${note}, or \`${word}\``, (raw) => (raw === word ? word : other.parse(raw)));
 
-const originList = (raw: string): readonly string[] | undefined => {
-  const origins = raw
-    .split(',')
-    .map((origin) => origin.trim())
-    .filter((origin) => origin !== '');
-  return origins.length > 0 ? origins : undefined;
-};
+const oneOf = <T extends string>(...choices: readonly T[]): Kind<T> =>
+  kind(
+    `${choices
+      .slice(0, -1)
+      .map((c) => `\`${c}\``)
+      .join(', ')} or \`${choices.at(-1)}\``,
+    (raw) => ((choices as readonly string[]).includes(raw) ? (raw as T) : undefined),
+  );
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
-const instant = (raw: string): Date | undefined => {
+const instant = kind('an ISO 8601 date, or date and time with a zone', (raw): Date | undefined => {
   if (!ISO_DATE.test(raw)) return undefined;
   const [year, month, day] = raw.slice(0, 10).split('-').map(Number) as [number, number, number];
   // Date.parse rolls 2027-02-30 over to March: check the calendar date itself.
   if (new Date(Date.UTC(year, month - 1, day)).getUTCDate() !== day || month < 1 || month > 12) return undefined;
   const time = Date.parse(raw.length === 10 ? `${raw}T00:00:00Z` : raw);
   return Number.isNaN(time) ? undefined : new Date(time);
-};
+});
 
 const setting = <T>(definition: Setting<T>): Setting<T> => definition;
 
@@ -58,16 +65,17 @@ const GIB = 1024 * MIB;
 const SIZE_UNITS: Readonly<Record<string, number>> = { '': 1, B: 1, KIB: KIB, MIB: MIB, GIB: GIB };
 
 /** Bytes, or a whole or decimal number with a KiB, MiB or GiB suffix (`768MiB`, `1.5 GiB`). */
-const size =
-  (min: number, max: number) =>
-  (raw: string): number | undefined => {
-    const match = /^(\d+(?:\.\d+)?)\s*([KMG]iB|B)?$/i.exec(raw);
-    if (match === null) return undefined;
-    const unit = SIZE_UNITS[(match[2] ?? '').toUpperCase()];
-    if (unit === undefined) return undefined;
-    const value = Math.floor(Number(match[1]) * unit);
-    return value >= min && value <= max ? value : undefined;
-  };
+const size = (min: number, max?: number) =>
+  kind(
+    `a number of bytes from ${min < KIB ? min : formatBytes(min)}${max === undefined ? '' : ` to ${formatBytes(max)}`}, or with a \`KiB\`/\`MiB\`/\`GiB\` suffix`,
+    (raw) => {
+      const match = /^(\d+(?:\.\d+)?)\s*([KMG]iB|B)?$/i.exec(raw);
+      const unit = match === null ? undefined : SIZE_UNITS[(match[2] ?? '').toUpperCase()];
+      if (match === null || unit === undefined) return undefined;
+      const value = Math.floor(Number(match[1]) * unit);
+      return value >= min && value <= (max ?? 2 ** 50) ? value : undefined;
+    },
+  );
 
 /** `n` bytes in the largest unit it reaches, whole or to one decimal (`805306368` → `768 MiB`). */
 export function formatBytes(bytes: number): string {
@@ -82,285 +90,228 @@ export function formatBytes(bytes: number): string {
 }
 
 export const SETTINGS = {
-  port: setting({
-    env: 'PORT',
-    default: 3000,
-    accepts: 'an integer from 0 to 65535',
-    meaning: 'TCP port to listen on (0 picks a free one)',
-    parse: integer(0, 65535),
-  }),
+  port: setting({ env: 'PORT', default: 3000, ...integer(0, 65535), meaning: 'TCP port to listen on (0 picks a free one)' }),
   host: setting({
     env: 'HOST',
     default: '127.0.0.1',
-    accepts: 'a host name or IP address',
+    ...kind('a host name or IP address', (raw) => raw),
     meaning: 'Address to listen on; `0.0.0.0` for every interface',
-    parse: text,
   }),
   adminPort: setting<number | 'off'>({
     env: 'ADMIN_PORT',
     default: 'off',
-    accepts: '`off`, or an integer from 0 to 65535 other than `PORT` (0 picks a free one)',
+    ...or('off', integer(0, 65535), ' other than `PORT` (0 picks a free one)'),
     meaning:
       "A second port, on `HOST`, for `/healthz`, `/readyz` and `/metrics`, which then leave the API port; with `WORKERS` > 1 the primary serves it, with every worker's metrics summed. `off` serves them on the API port",
-    parse: (raw) => (raw === 'off' ? 'off' : integer(0, 65535)(raw)),
   }),
   workers: setting<number | 'auto'>({
     env: 'WORKERS',
     default: 1,
-    accepts: 'an integer from 1 to 64, or `auto` (one per CPU)',
-    meaning: 'Processes serving the port (node:cluster); a crashed one is replaced',
-    parse: (raw) => (raw === 'auto' ? 'auto' : integer(1, 64)(raw)),
+    ...or('auto', integer(1, 64)),
+    meaning: 'Processes serving the port (node:cluster), `auto`: one per CPU; a crashed one is replaced',
   }),
   logLevel: setting({
     env: 'LOG_LEVEL',
     default: 'info' as const,
-    accepts: 'fatal, error, warn, info, debug, trace or silent',
+    ...oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'),
     meaning: 'Level of the JSON log lines written to standard output',
-    parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'),
   }),
   logFormat: setting({
     env: 'LOG_FORMAT',
     default: 'json',
-    accepts: '`json` or `pretty`',
+    ...oneOf('json', 'pretty'),
     meaning: 'One JSON line per event (for machines), or colourised text (for a person at a terminal)',
-    parse: oneOf('json', 'pretty'),
   }),
   accessLog: setting<AccessLog>({
     env: 'ACCESS_LOG',
     default: { mode: 'minimal' },
-    accepts: '`all`, `errors`, `sample:N` (one request in N, N from 1 to 1000000), or `minimal`',
-    meaning:
-      'Which requests get a log line (`requestId`, method, url, route, status, ms): every one, those answered 4xx or 5xx, one in N, or `minimal`: only those every mode logs, which are every 5xx (at level error) and every request slower than `SLOW_REQUEST_MS` (at level warn). Counts and latencies of all are in `/metrics`',
-    parse: (raw) => {
+    ...kind('`all`, `errors`, `sample:N` (one request in N, N from 1 to 1000000), or `minimal`', (raw) => {
       if (raw === 'all' || raw === 'errors' || raw === 'minimal') return { mode: raw };
       const every = /^sample:(\d+)$/.exec(raw)?.[1];
-      const n = every === undefined ? undefined : integer(1, 1_000_000)(every);
+      const n = every === undefined ? undefined : integer(1, 1_000_000).parse(every);
       return n === undefined ? undefined : { mode: 'sample', every: n };
-    },
+    }),
+    meaning:
+      'Which requests get a log line (`requestId`, method, url, route, status, ms): every one, those answered 4xx or 5xx, one in N, or `minimal`: only those every mode logs, which are every 5xx (at level error) and every request slower than `SLOW_REQUEST_MS` (at level warn). Counts and latencies of all are in `/metrics`',
   }),
   slowRequestMs: setting({
     env: 'SLOW_REQUEST_MS',
     default: 1_000,
-    accepts: 'milliseconds, an integer from 1',
+    ...milliseconds(1),
     meaning: 'A request that takes longer is always logged (level warn), whatever `ACCESS_LOG` says',
-    parse: integer(1, 2 ** 31 - 1),
   }),
   logFlushMs: setting({
     env: 'LOG_FLUSH_MS',
     default: 250,
-    accepts: 'a number of milliseconds from 0 to 10000',
+    ...milliseconds(0, 10_000),
     meaning: 'Longest a JSON log line waits in a 64 KiB buffer before it is written; 0 writes every line at once. Buffered lines are written on exit',
-    parse: integer(0, 10_000),
   }),
   logBacklogBytes: setting({
     env: 'LOG_BACKLOG_BYTES',
     default: 8 * MIB,
-    accepts: 'a number of bytes from 1 MiB to 1 GiB, or with a `KiB`/`MiB`/`GiB` suffix',
+    ...size(MIB, GIB),
     meaning:
       'Most log text waiting for standard output when whatever reads it falls behind (JSON logs); lines beyond it are dropped and counted in `log_lines_dropped_total`, so that a stalled log pipeline cannot exhaust memory',
-    parse: size(MIB, GIB),
   }),
   bodyLimit: setting({
     env: 'BODY_LIMIT',
     default: 16 * MIB,
-    accepts: 'a number of bytes from 1',
+    ...integer(1, MOST, 'a number of bytes'),
     meaning: 'Largest request body; a larger one gets 413',
-    parse: integer(1, 2 ** 31 - 1),
   }),
   memoryLimit: setting<number | 'auto'>({
     env: 'MEMORY_LIMIT',
     default: 'auto',
-    accepts: 'bytes, or a number with a `KiB`, `MiB` or `GiB` suffix, from 128 MiB; or `auto`',
+    ...or('auto', size(128 * MIB)),
     meaning:
       "Memory the whole service may use. `auto`: the container's limit (cgroup v2 `memory.max`, v1 `memory.limit_in_bytes`), else the machine's memory. With `WORKERS` > 1 each worker gets an equal share. Requests are admitted by their estimated peak memory within it",
-    parse: (raw) => (raw === 'auto' ? 'auto' : size(128 * MIB, 2 ** 50)(raw)),
   }),
   admissionWaitMs: setting({
     env: 'ADMISSION_WAIT_MS',
     default: 2_000,
-    accepts: 'milliseconds, an integer from 0 to 60000',
+    ...milliseconds(0, 60_000),
     meaning: 'How long a request that does not fit in the memory budget now waits for room; then 503 with `Retry-After`',
-    parse: integer(0, 60_000),
   }),
   offloadBodyBytes: setting({
     env: 'OFFLOAD_BODY_BYTES',
     default: 64 * KIB,
-    accepts: 'a number of bytes from 0, or with a `KiB`/`MiB` suffix',
+    ...size(0),
     meaning:
       'Bodies larger than this are parsed and answered in the worker-thread pool, off the event loop that answers small requests and probes; 0 sends every body there',
-    parse: size(0, 2 ** 31 - 1),
   }),
   poolThreads: setting<number | 'auto'>({
     env: 'POOL_THREADS',
     default: 'auto',
-    accepts: 'an integer from 1 to 64, or `auto` (the CPUs per worker less one, at least 1)',
-    meaning: 'Worker threads per process that answer large bodies',
-    parse: (raw) => (raw === 'auto' ? 'auto' : integer(1, 64)(raw)),
+    ...or('auto', integer(1, 64)),
+    meaning: 'Worker threads per process that answer large bodies; `auto`: the CPUs per worker less one, at least 1',
   }),
   lingerMs: setting({
     env: 'LINGER_MS',
     default: 5_000,
-    accepts: 'milliseconds, an integer from 0 to 60000',
+    ...milliseconds(0, 60_000),
     meaning:
       'After an answer sent before the whole body arrived (413, 503), how long the rest of the upload is read and discarded before the connection closes, so the client reads the answer (RFC 9112 §9.6)',
-    parse: integer(0, 60_000),
   }),
   lingerBytes: setting({
     env: 'LINGER_BYTES',
     default: 64 * MIB,
-    accepts: 'a number of bytes from 0, or with a `KiB`/`MiB`/`GiB` suffix',
+    ...size(0),
     meaning: 'Most bytes of such an upload read and discarded before the connection closes',
-    parse: size(0, 2 ** 50),
   }),
-  sortMaxLength: setting({
-    env: 'SORT_MAX_LENGTH',
-    default: 1_000_000,
-    accepts: 'an integer from 1',
-    meaning: 'Most elements `/api/sort` takes; more gets 413',
-    parse: integer(1, 2 ** 31 - 1),
-  }),
+  sortMaxLength: setting({ env: 'SORT_MAX_LENGTH', default: 1_000_000, ...integer(1), meaning: 'Most elements `/api/sort` takes; more gets 413' }),
   stringSplitMaxParts: setting({
     env: 'STRING_SPLIT_MAX_PARTS',
     default: 1_000_000,
-    accepts: 'an integer from 1',
+    ...integer(1),
     meaning: 'Most parts `/api/stringSplit` makes; a string that splits into more gets 413',
-    parse: integer(1, 2 ** 31 - 1),
   }),
   batchMaxOperations: setting({
     env: 'BATCH_MAX_OPERATIONS',
     default: 10_000,
-    accepts: 'an integer from 1 to 10000000',
+    ...integer(1, 10_000_000),
     meaning: 'Most operations one `/api/batch` request may carry; more gets 413 (each is also within the body limit and the memory budget)',
-    parse: integer(1, 10_000_000),
   }),
   streamMaxLineBytes: setting({
     env: 'STREAM_MAX_LINE_BYTES',
     default: 64 * KIB,
-    accepts: 'a number of bytes from 16 to 16 MiB, or with a `KiB`/`MiB` suffix',
+    ...size(16, 16 * MIB),
     meaning:
       'Longest line of an `/api/stream` request; a longer one gets a 413 answer line and is skipped, never held whole. Lines are answered on the event loop: larger inputs belong in a single request or a batch, which answer large bodies in the worker threads',
-    parse: size(16, 16 * MIB),
   }),
   streamIdleTimeoutMs: setting({
     env: 'STREAM_IDLE_TIMEOUT_MS',
     default: 30_000,
-    accepts: 'milliseconds, an integer from 1',
+    ...milliseconds(1),
     meaning:
       'A stream that neither sends a byte nor takes an answer for this long ends: with a 408 answer line when it stopped sending, by closing the connection when it stopped reading',
-    parse: integer(1, 2 ** 31 - 1),
   }),
   streamTimeoutMs: setting({
     env: 'STREAM_TIMEOUT_MS',
     default: 3_600_000,
-    accepts: 'milliseconds, an integer from 1',
+    ...milliseconds(1),
     meaning:
       'Longest an `/api/stream` request may run, in place of `REQUEST_TIMEOUT_MS`; then it ends with a 408 answer line after the last answered line, and the connection closes',
-    parse: integer(1, 2 ** 31 - 1),
   }),
-  maxDepth: setting({
-    env: 'MAX_DEPTH',
-    default: 128,
-    accepts: 'an integer from 1 to 4096',
-    meaning: 'Deepest nesting of `input` (a scalar is 0, `[]` is 1); deeper gets 413',
-    parse: integer(1, 4096),
-  }),
+  maxDepth: setting({ env: 'MAX_DEPTH', default: 128, ...integer(1, 4096), meaning: 'Deepest nesting of `input` (a scalar is 0, `[]` is 1); deeper gets 413' }),
   numberTextLimit: setting({
     env: 'NUMBER_TEXT_LIMIT',
     default: 10_000,
-    accepts: 'an integer from 1 to 1000000',
+    ...integer(1, 1_000_000),
     meaning: 'Longest number text (in characters) the parity operations take; longer gets 400',
-    parse: integer(1, 1_000_000),
   }),
-  headersTimeoutMs: setting({
-    env: 'HEADERS_TIMEOUT_MS',
-    default: 10_000,
-    accepts: 'milliseconds, an integer from 1',
-    meaning: 'Time a client has to send the request headers',
-    parse: integer(1, 2 ** 31 - 1),
-  }),
+  headersTimeoutMs: setting({ env: 'HEADERS_TIMEOUT_MS', default: 10_000, ...milliseconds(1), meaning: 'Time a client has to send the request headers' }),
   requestTimeoutMs: setting({
     env: 'REQUEST_TIMEOUT_MS',
     default: 30_000,
-    accepts: 'milliseconds, an integer from 1',
+    ...milliseconds(1),
     meaning: 'Time a client has to send the whole request, body included',
-    parse: integer(1, 2 ** 31 - 1),
   }),
   keepAliveTimeoutMs: setting({
     env: 'KEEP_ALIVE_TIMEOUT_MS',
     default: 72_000,
-    accepts: 'milliseconds, an integer from 1',
+    ...milliseconds(1),
     meaning: 'How long an idle keep-alive connection stays open',
-    parse: integer(1, 2 ** 31 - 1),
   }),
   drainDelayMs: setting({
     env: 'DRAIN_DELAY_MS',
     default: 5_000,
-    accepts: 'milliseconds, an integer from 0',
+    ...milliseconds(0),
     meaning: 'On SIGTERM, how long `/readyz` answers 503 before the server stops accepting, so load balancers stop sending (SIGINT, Ctrl-C, skips it)',
-    parse: integer(0, 2 ** 31 - 1),
   }),
   shutdownTimeoutMs: setting({
     env: 'SHUTDOWN_TIMEOUT_MS',
     default: 25_000,
-    accepts: 'milliseconds, an integer from 1',
+    ...milliseconds(1),
     meaning: 'Hard deadline for the whole shutdown, drain delay included; past it the process exits 1',
-    parse: integer(1, 2 ** 31 - 1),
   }),
   securityHeaders: setting({
     env: 'SECURITY_HEADERS',
     default: 'on',
-    accepts: '`on` or `off`',
+    ...oneOf('on', 'off'),
     meaning: "Security headers: `nosniff` and a CSP that allows nothing on JSON responses; helmet's set, with a CSP the page works under, on the docs page",
-    parse: oneOf('on', 'off'),
   }),
   rateLimitMax: setting({
     env: 'RATE_LIMIT_MAX',
     default: 0,
-    accepts: 'an integer from 0 (0 is off)',
-    meaning: 'Requests one client address may make per window; more get 429 with `Retry-After`. Counted per process',
-    parse: integer(0, 2 ** 31 - 1),
+    ...integer(0),
+    meaning: 'Requests one client address may make per window (0: no limit); more get 429 with `Retry-After`. Counted per process',
   }),
-  rateLimitWindowMs: setting({
-    env: 'RATE_LIMIT_WINDOW_MS',
-    default: 60_000,
-    accepts: 'milliseconds, an integer from 1',
-    meaning: 'The window `RATE_LIMIT_MAX` counts in',
-    parse: integer(1, 2 ** 31 - 1),
-  }),
+  rateLimitWindowMs: setting({ env: 'RATE_LIMIT_WINDOW_MS', default: 60_000, ...milliseconds(1), meaning: 'The window `RATE_LIMIT_MAX` counts in' }),
   maxEventLoopDelayMs: setting({
     env: 'MAX_EVENT_LOOP_DELAY_MS',
     default: 0,
-    accepts: 'milliseconds, an integer from 0 (0 is off)',
-    meaning: 'Above this event-loop delay the service sheds load: 503 with `Retry-After` (probes excepted)',
-    parse: integer(0, 2 ** 31 - 1),
+    ...milliseconds(0),
+    meaning: 'Above this event-loop delay the service sheds load (0: never): 503 with `Retry-After` (probes excepted)',
   }),
   corsOrigins: setting<readonly string[] | 'off'>({
     env: 'CORS_ORIGINS',
     default: ['*'],
-    accepts: '`*`, `off`, or a comma-separated list of origins',
+    ...or(
+      'off',
+      kind('`*`, or a comma-separated list of origins', (raw) => {
+        const origins = raw.split(',').flatMap((origin) => (origin.trim() === '' ? [] : [origin.trim()]));
+        return origins.length > 0 ? origins : undefined;
+      }),
+    ),
     meaning: 'Origins whose browser pages may call the API',
-    parse: (raw) => (raw === 'off' ? 'off' : originList(raw)),
   }),
   legacyRoutes: setting({
     env: 'LEGACY_ROUTES',
     default: 'on',
-    accepts: '`on` or `off`',
+    ...oneOf('on', 'off'),
     meaning: 'Serve the earlier revision at the root (`POST /sort`, `/is-odd`, `/is-even`, `/toString`); `off` answers 404',
-    parse: oneOf('on', 'off'),
   }),
   legacyDeprecationDate: setting<Date>({
     env: 'LEGACY_DEPRECATION_DATE',
     default: new Date('2026-11-22T00:00:00Z'),
-    accepts: 'an ISO 8601 date, or date and time with a zone',
+    ...instant,
     meaning: 'When the legacy routes were deprecated: their `Deprecation` header (RFC 9745)',
-    parse: instant,
   }),
   legacySunset: setting<Date | undefined>({
     env: 'LEGACY_SUNSET',
     default: undefined,
-    accepts: 'an ISO 8601 date, or date and time with a zone',
+    ...instant,
     meaning: 'When the legacy routes go away: their `Sunset` header (RFC 8594); unset sends none',
-    parse: instant,
   }),
 } as const;
 

@@ -3,7 +3,7 @@ import { answerItem, answerText, count, numbersToRead, numberFieldOf, problemAns
 import type { Limits } from '../operations/field-rules.js';
 import { compileBodyValidator } from './validation.js';
 import { decodeUtf8Body, deepValues, parseJsonText, withNumberSources, type DeepValue } from './json-text.js';
-import { EXPECTED, fieldProblem, problemOf, ProblemError, validationProblem } from '../operations/problem.js';
+import { EXPECTED, fieldProblem, ProblemError, validationProblem } from '../operations/problem.js';
 import { LIMIT_TEXTS } from '../operations/limit-texts.js';
 
 /**
@@ -79,8 +79,7 @@ const ITEM_DEPTH = 2;
 
 /** What the single endpoint answers a body nesting too deep at `pointer` (protocol/json-body.ts). */
 function tooDeepAnswer(pointer: string, maxDepth: number): ItemAnswer {
-  const problem = fieldProblem(pointer, LIMIT_TEXTS.depth(maxDepth), 413);
-  return problemAnswer(problemOf(413, problem.message, problem.errors));
+  return problemAnswer(fieldProblem(pointer, LIMIT_TEXTS.depth(maxDepth), 413).problem);
 }
 
 function isBatch(body: unknown): body is { operations: unknown[] } {

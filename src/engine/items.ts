@@ -14,9 +14,6 @@ import { numberIn } from './json-text.js';
  * written twice.
  */
 
-/** The forms that carry many operations in one request; the memory admission and the metrics tell them apart. */
-export type ManyForm = 'batch' | 'stream';
-
 /** The answer to one operation: what its single endpoint answers with 200, or the problem it answers. */
 export type ItemAnswer = { readonly status: 200; readonly result: object } | { readonly status: number; readonly problem: Problem };
 
@@ -109,7 +106,7 @@ export function answerItem(item: unknown, numberSource: string | undefined, limi
   try {
     id = operationOf(item);
   } catch (error) {
-    if (error instanceof ProblemError) return problemAnswer(problemOf(error.status, error.message, error.errors));
+    if (error instanceof ProblemError) return problemAnswer(error.problem);
     throw error;
   }
   // Only legacy operations answer JsonText, and no item names one.

@@ -47,7 +47,7 @@ export function answerLine(line: Uint8Array | string, limits: StreamLimits, tall
     answer = answerItem(item, sources?.get(item as object), limits);
   } catch (error) {
     if (!(error instanceof ProblemError)) throw error;
-    answer = problemAnswer(problemOf(error.status, error.message, error.errors));
+    answer = problemAnswer(error.problem);
   }
   count(tally, item, answer.status);
   return 'problem' in answer ? problemAnswer(rootedAt(answer.problem, '', LINE)) : answer;
@@ -144,7 +144,6 @@ export class LineAnswerer {
     this.skipping = skip;
     this.lines++;
     count(this.tally, undefined, 413);
-    const problem = fieldProblem('', LIMIT_TEXTS.streamLine(this.limits.streamMaxLineBytes), 413);
-    return `${answerText(problemAnswer(rootedAt(problemOf(413, problem.message, problem.errors), '', LINE)))}\n`;
+    return `${answerText(problemAnswer(rootedAt(fieldProblem('', LIMIT_TEXTS.streamLine(this.limits.streamMaxLineBytes), 413).problem, '', LINE)))}\n`;
   }
 }

@@ -2,7 +2,7 @@ import { decodeUtf8Body, numberIn, parseJsonText, withNumberSources } from './js
 import { JsonText, type Operation } from '../operations/index.js';
 import type { Limits } from '../operations/field-rules.js';
 import { compileBodyValidator, type BodyValidator } from './validation.js';
-import { ProblemError, problemOf, validationProblem, type Problem } from '../operations/problem.js';
+import { ProblemError, validationProblem, type Problem } from '../operations/problem.js';
 
 /**
  * The one way an operation is run, whoever asks: the single route, a worker thread, a batch item,
@@ -103,6 +103,6 @@ export function runPathValue(operation: Operation, text: string, limits: Limits)
 }
 
 function outcomeOfError(error: unknown): Outcome {
-  if (error instanceof ProblemError) return problemOutcome(problemOf(error.status, error.message, error.errors));
+  if (error instanceof ProblemError) return problemOutcome(error.problem);
   throw error;
 }

@@ -32,7 +32,7 @@ export interface ProblemLimits {
 
 /** Maps any error thrown while handling a request to its problem; never leaks internals of a 5xx. */
 export function toProblem(error: unknown, limits: ProblemLimits): Problem {
-  if (error instanceof ProblemError) return problemOf(error.status, error.message, error.errors);
+  if (error instanceof ProblemError) return error.problem;
   const fastifyError = error as Partial<FastifyError> & { validation?: ValidationError[] };
   if (Array.isArray(fastifyError.validation)) return validationProblem(fastifyError.validation);
   if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {

@@ -35,6 +35,11 @@ export class ProblemError extends Error {
   ) {
     super(detail);
   }
+
+  /** The problem this error answers. */
+  get problem(): Problem {
+    return problemOf(this.status, this.message, this.errors);
+  }
 }
 
 // RFC 9110 §15 names some statuses differently from Node's table.

@@ -1,6 +1,6 @@
 import { move } from 'piscina';
 import { JsonText, OPERATIONS, type OperationId } from '../../operations/index.js';
-import { ProblemError, problemOf, type Problem } from '../../operations/problem.js';
+import { ProblemError, type Problem } from '../../operations/problem.js';
 import { runBody } from '../../engine/run.js';
 import { answerBatch, type BatchLimits } from '../../engine/batch.js';
 import type { Tally } from '../../engine/items.js';
@@ -39,7 +39,7 @@ export function answerBody(task: OffloadTask): OffloadOutcome {
       const { text, tally } = answerBatch(task.bytes, task.limits);
       return { json: encoder.encode(text), tally };
     } catch (error) {
-      if (error instanceof ProblemError) return { problem: problemOf(error.status, error.message, error.errors) };
+      if (error instanceof ProblemError) return { problem: error.problem };
       throw error;
     }
   }
