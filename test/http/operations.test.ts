@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { isEven, isNumber, sort, stringSplit, toString, type JsonValue } from '../../src/core/index.js';
-import { cpuMillis } from '../cpu-time.js';
 import { assertOk, assertProblem, post, sharedApp } from './helper.js';
 
 const NOT_A_NUMBER = 'must be a number, or a string in numeric notation such as "42", "-1e3" or "0x1F"';
@@ -302,17 +301,6 @@ describe('POST /api/stringSplit', () => {
       assertProblem(await post(app, '/api/stringSplit', body), 400, detail, [pointer]);
     });
   }
-  test('a 1 MiB string split by "" answers in well under a second', async () => {
-    const app = await shared();
-    const string = '👍🏽 héllo wörld 中文 '.repeat((1024 * 1024) / 22);
-    const body = JSON.stringify({ input: { string, seperator: '' } });
-    // Warm-up on a 64 KiB string, so that the measure is of the running service, not of the JIT.
-    let response = await post(app, '/api/stringSplit', { input: { string: string.slice(0, 65536), seperator: '' } });
-    const elapsed = await cpuMillis(async () => (response = await post(app, '/api/stringSplit', body)));
-    assert.equal(response.statusCode, 200);
-    assert.equal(response.json<{ ret: string[] }>().ret.join(''), string);
-    assert.ok(elapsed < 1000, `${elapsed.toFixed(0)} ms`);
-  });
 });
 
 describe('every operation answers as its core function does (property)', () => {
