@@ -84,6 +84,19 @@ test('README names nothing that exists only where it was built', () => {
     assert.ok(readme.includes(`(${doc}`), doc);
 });
 
+test("the Architecture section's file:line references point at what they name", () => {
+  const section = readme.slice(readme.indexOf('## Architecture'), readme.indexOf('\n## ', readme.indexOf('## Architecture') + 1));
+  const references = [...section.matchAll(/([\w/-]+\.ts):(\d+)(?: ([\w.]+))?/g)];
+  assert.ok(references.length >= 8, `${references.length} references`);
+  for (const reference of references) {
+    const [whole, file, line, after] = reference as unknown as [string, string, string, string | undefined];
+    // The name is the word after the reference (the table), else the last `name` before it (the prose).
+    const name = after ?? [...section.slice(0, reference.index).matchAll(/`([\w.]+)`/g)].at(-1)?.[1];
+    const text = readFileSync(new URL(`../src/${file}`, import.meta.url), 'utf8').split('\n')[Number(line) - 1];
+    assert.ok(name !== undefined && text?.includes(name), `${whole}: line ${line} of src/${file} is ${JSON.stringify(text)}, not ${name}`);
+  }
+});
+
 /** Splits a shell line the way the README writes them: words and single-quoted strings. */
 function words(line: string): string[] {
   return [...line.matchAll(/'([^']*)'|(\S+)/g)].map((match) => match[1] ?? (match[2] as string));
