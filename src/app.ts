@@ -14,7 +14,7 @@ import { problemOf } from './operations/problem.js';
 import { problemErrorHandler, sendProblem, toProblem, writeClientError } from './http/problem-responses.js';
 import { legacyRoutes, markLegacyResponses } from './http/operations/legacy-routes.js';
 import { operationRoutes } from './http/operations/routes.js';
-import { batchRoutes, type ManyLimits } from './http/operations/batch-routes.js';
+import { batchRoutes } from './http/operations/batch-routes.js';
 import { manageConnections } from './http/protocol/drain.js';
 import { counterOf, createHttpMetrics, type HttpMetrics } from './http/observability/metrics.js';
 import { logAndCountAnswers, requestIdOf } from './http/observability/access-log.js';
@@ -60,7 +60,7 @@ const MIB = 1024 * 1024;
  * what the process already uses, its pool threads, its log backlog and some headroom. Throws
  * naming MEMORY_LIMIT when nothing would be left for requests.
  */
-function memorySetup(config: Config, limits: ManyLimits, fixedCapacity: number | undefined): MemorySetup {
+function memorySetup(config: Config, fixedCapacity: number | undefined): MemorySetup {
   const detected = config.memoryLimit === 'auto' ? detectMemoryLimit() : undefined;
   const limit = processShare(detected?.bytes ?? (config.memoryLimit as number), workerCount(config));
   const threads = config.poolThreads === 'auto' ? Math.max(1, Math.floor(availableParallelism() / workerCount(config)) - 1) : config.poolThreads;
@@ -75,7 +75,8 @@ function memorySetup(config: Config, limits: ManyLimits, fixedCapacity: number |
   }
   const budget = new MemoryBudget(capacity, Math.floor(capacity * SMALL_REQUEST_SHARE));
   const heapMb = Math.min(4096, Math.max(64, Math.ceil(budget.ceiling(true) / MIB)));
-  const pool = createOffloadPool({ threads, heapMb, limits });
+  // Every limit an operation, a batch or a stream reads is a setting (config.ts): they go as the configuration.
+  const pool = createOffloadPool({ threads, heapMb, limits: config });
   const source = detected === undefined ? 'MEMORY_LIMIT' : detected.source;
   return {
     limit,
@@ -169,9 +170,7 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
   app.decorateRequest('bodyBytes', 0);
   const lifecycle = createLifecycle();
   app.decorate('lifecycle', lifecycle);
-  // Every limit an operation, a batch or a stream reads is a setting of its own (config.ts): they travel as the configuration.
-  const limits: ManyLimits = config;
-  const memory = memorySetup(config, limits, options.memoryCapacity);
+  const memory = memorySetup(config, options.memoryCapacity);
   app.decorate('memory', memory);
   app.addHook('onClose', () => memory.pool.close());
   const { isClosing } = manageConnections(app.server, config);
@@ -211,7 +210,7 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
   await registerOpenApi(app, prefix, config.securityHeaders === 'on');
   // With ADMIN_PORT the probes and metrics are served there instead (server.ts).
   if (config.adminPort === 'off') registerProbes(app, { ready: () => lifecycle.ready, metrics });
-  const answering = { limits, offloadBodyBytes: config.offloadBodyBytes, pool: memory.pool };
+  const answering = { limits: config, offloadBodyBytes: config.offloadBodyBytes, pool: memory.pool };
   await app.register(operationRoutes, { prefix, ...answering });
   await app.register(batchRoutes, { prefix, ...answering, stopping: lifecycle.stopping });
   if (config.legacyRoutes === 'on') {

@@ -94,7 +94,7 @@ export const SETTINGS = {
   host: setting({
     env: 'HOST',
     default: '127.0.0.1',
-    ...kind('a host name or IP address', (raw) => raw),
+    ...kind('a host name or IP address', (raw) => raw || undefined),
     meaning: 'Address to listen on; `0.0.0.0` for every interface',
   }),
   adminPort: setting<number | 'off'>({

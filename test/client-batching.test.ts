@@ -228,5 +228,7 @@ describe('createClient({ batch })', () => {
         () => createClient({ baseUrl: base, batch: { maxDelayMs } }),
         new TypeError(`batch.maxDelayMs must be a number of milliseconds from 0 to 2147483647, not ${maxDelayMs}`),
       );
+    // The edge itself is taken: setTimeout holds 2^31 - 1 ms.
+    assert.doesNotThrow(() => createClient({ baseUrl: base, batch: { maxDelayMs: 2 ** 31 - 1 } }));
   });
 });

@@ -99,6 +99,7 @@ describe('loadConfig', () => {
 
   const BAD: Array<[Record<string, string>, string]> = [
     [{ PORT: '70000' }, 'PORT="70000" is invalid: it accepts an integer from 0 to 65535'],
+    [{ HOST: '  ' }, 'HOST="  " is invalid: it accepts a host name or IP address'],
     [{ PORT: '3000abc' }, 'PORT="3000abc" is invalid: it accepts an integer from 0 to 65535'],
     [{ BODY_LIMIT: '-1' }, 'BODY_LIMIT="-1" is invalid: it accepts a number of bytes from 1'],
     [{ BODY_LIMIT: '1.5' }, 'BODY_LIMIT="1.5" is invalid: it accepts a number of bytes from 1'],

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
-import { answerItem, answerText, count, numbersToRead, numberFieldOf, problemAnswer, rootedAt, type ItemAnswer, type Tally } from './items.js';
+import { answerItem, answerText, count, numbersToRead, numberFieldOf, rootedAt, type ItemAnswer, type Tally } from './items.js';
 import type { Limits } from '../operations/field-rules.js';
+import { problemOutcome } from './run.js';
 import { compileBodyValidator } from './validation.js';
 import { decodeUtf8Body, deepValues, parseJsonText, withNumberSources, type DeepValue } from './json-text.js';
 import { EXPECTED, fieldProblem, ProblemError, validationProblem } from '../operations/problem.js';
@@ -67,7 +68,7 @@ export function answerBatch(bytes: Uint8Array, limits: BatchLimits): BatchAnswer
     const root = `/operations/${index}`;
     const deep = tooDeepItems.get(index);
     let answer = deep === undefined ? answerItem(item, sources?.get(item as object), limits) : tooDeepAnswer(deep, limits.maxDepth);
-    if ('problem' in answer) answer = problemAnswer(rootedAt(answer.problem, root, root));
+    if ('problem' in answer) answer = problemOutcome(rootedAt(answer.problem, root, root));
     count(tally, item, answer.status);
     return answerText(answer);
   });
@@ -79,7 +80,7 @@ const ITEM_DEPTH = 2;
 
 /** What the single endpoint answers a body nesting too deep at `pointer` (protocol/json-body.ts). */
 function tooDeepAnswer(pointer: string, maxDepth: number): ItemAnswer {
-  return problemAnswer(fieldProblem(pointer, LIMIT_TEXTS.depth(maxDepth), 413).problem);
+  return problemOutcome(fieldProblem(pointer, LIMIT_TEXTS.depth(maxDepth), 413).problem);
 }
 
 function isBatch(body: unknown): body is { operations: unknown[] } {

@@ -106,15 +106,12 @@ export function answerItem(item: unknown, numberSource: string | undefined, limi
   try {
     id = operationOf(item);
   } catch (error) {
-    if (error instanceof ProblemError) return problemAnswer(error.problem);
+    if (error instanceof ProblemError) return problemOutcome(error.problem);
     throw error;
   }
   // Only legacy operations answer JsonText, and no item names one.
   return runValue(OPERATIONS[id], item, numberSource, limits, validatorFor(id), 'the item');
 }
-
-/** The answer for a problem found about an item as a whole (too deep, too long) before it was read. */
-export const problemAnswer: (problem: Problem) => ItemAnswer = problemOutcome;
 
 const BODY = 'The request body';
 

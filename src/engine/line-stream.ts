@@ -1,6 +1,7 @@
 import { isAscii } from 'node:buffer';
-import { answerItem, answerText, count, numbersToRead, numberFieldOf, problemAnswer, rootedAt, type ItemAnswer, type Tally } from './items.js';
+import { answerItem, answerText, count, numbersToRead, numberFieldOf, rootedAt, type ItemAnswer, type Tally } from './items.js';
 import type { Limits } from '../operations/field-rules.js';
+import { problemOutcome } from './run.js';
 import { decodeUtf8Body, parseJsonText, withNumberSources } from './json-text.js';
 import { fieldProblem, ProblemError, problemOf } from '../operations/problem.js';
 import { LIMIT_TEXTS } from '../operations/limit-texts.js';
@@ -47,10 +48,10 @@ export function answerLine(line: Uint8Array | string, limits: StreamLimits, tall
     answer = answerItem(item, sources?.get(item as object), limits);
   } catch (error) {
     if (!(error instanceof ProblemError)) throw error;
-    answer = problemAnswer(error.problem);
+    answer = problemOutcome(error.problem);
   }
   count(tally, item, answer.status);
-  return 'problem' in answer ? problemAnswer(rootedAt(answer.problem, '', LINE)) : answer;
+  return 'problem' in answer ? problemOutcome(rootedAt(answer.problem, '', LINE)) : answer;
 }
 
 /** A line's text without the carriage return of a CRLF line break, refused as its bytes would be when nothing is left. */
@@ -134,7 +135,7 @@ export class LineAnswerer {
 
   private empty(): ItemAnswer {
     count(this.tally, undefined, 400);
-    return problemAnswer(problemOf(400, `${LINE} is empty; each line must be ${ITEM}`));
+    return problemOutcome(problemOf(400, `${LINE} is empty; each line must be ${ITEM}`));
   }
 
   /** The 413 line for a line past the limit; the rest of it, `skip`ped, is discarded up to its line break. */
@@ -144,6 +145,6 @@ export class LineAnswerer {
     this.skipping = skip;
     this.lines++;
     count(this.tally, undefined, 413);
-    return `${answerText(problemAnswer(rootedAt(fieldProblem('', LIMIT_TEXTS.streamLine(this.limits.streamMaxLineBytes), 413).problem, '', LINE)))}\n`;
+    return `${answerText(problemOutcome(rootedAt(fieldProblem('', LIMIT_TEXTS.streamLine(this.limits.streamMaxLineBytes), 413).problem, '', LINE)))}\n`;
   }
 }

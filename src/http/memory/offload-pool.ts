@@ -43,9 +43,9 @@ const IDLE_THREAD_MS = 5_000;
  */
 export function createOffloadPool(options: OffloadPoolOptions): OffloadPool {
   // Made on first use: an app that never sees a large body (most tests) starts no thread.
-  let pool: Piscina<OffloadTask | null, PoolOutcome | null> | undefined;
-  const started = (): Piscina<OffloadTask | null, PoolOutcome | null> =>
-    (pool ??= new Piscina<OffloadTask | null, PoolOutcome | null>({
+  let pool: Piscina<Omit<OffloadTask, 'limits'> | null, PoolOutcome | null> | undefined;
+  const started = (): Piscina<Omit<OffloadTask, 'limits'> | null, PoolOutcome | null> =>
+    (pool ??= new Piscina<Omit<OffloadTask, 'limits'> | null, PoolOutcome | null>({
       filename: WORKER.href,
       // A thread that has answered a large body keeps the heap it grew (V8 gives little of it
       // back); one left idle for IDLE_THREAD_MS ends, and the process's memory falls back.
@@ -53,6 +53,8 @@ export function createOffloadPool(options: OffloadPoolOptions): OffloadPool {
       maxThreads: options.threads,
       idleTimeout: IDLE_THREAD_MS,
       resourceLimits: THREAD_RESOURCE_LIMITS(options.heapMb),
+      // Cloned once per thread, not with every task.
+      workerData: options.limits,
     }));
   return {
     warm: async () => void (await started().run(null)),
@@ -60,7 +62,7 @@ export function createOffloadPool(options: OffloadPoolOptions): OffloadPool {
       const bytes = ownBuffer(body);
       let outcome: PoolOutcome | null;
       try {
-        outcome = await started().run({ operation, bytes, limits: options.limits }, { transferList: [bytes.buffer as ArrayBuffer] });
+        outcome = await started().run({ operation, bytes }, { transferList: [bytes.buffer as ArrayBuffer] });
       } catch {
         // The thread ran out of its heap (or died): the estimate was short. Another try may fit.
         throw new ProblemError(503, LIMIT_TEXTS.memoryInThread, undefined, {

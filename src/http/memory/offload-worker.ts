@@ -1,4 +1,4 @@
-import { move } from 'piscina';
+import { move, workerData } from 'piscina';
 import { JsonText, OPERATIONS, type OperationId } from '../../operations/index.js';
 import { ProblemError, type Problem } from '../../operations/problem.js';
 import { runBody } from '../../engine/run.js';
@@ -49,10 +49,10 @@ export function answerBody(task: OffloadTask): OffloadOutcome {
   return { json: encoder.encode(outcome.result instanceof JsonText ? outcome.result.text : JSON.stringify(outcome.result)) };
 }
 
-/** The pool's task: `null` only starts the thread (OffloadPool.warm). */
-export default function answerOffloaded(task: OffloadTask | null): unknown {
+/** The pool's task: `null` only starts the thread (OffloadPool.warm). The limits came once, with the thread (`workerData`). */
+export default function answerOffloaded(task: Omit<OffloadTask, 'limits'> | null): unknown {
   if (task === null) return null;
-  const outcome = answerBody(task);
+  const outcome = answerBody({ ...task, limits: workerData as BatchLimits });
   // A batch's answer comes with its tally, and is copied back with it.
   return 'json' in outcome && outcome.tally === undefined ? move(outcome.json) : outcome;
 }

@@ -3,7 +3,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type, type TSchema } from 'typebox';
 import { CURRENT_OPERATION_IDS } from '../../operations/index.js';
-import { answerText, itemSchema, problemAnswer } from '../../engine/items.js';
+import { answerText, itemSchema } from '../../engine/items.js';
+import { problemOutcome } from '../../engine/run.js';
 import { answerBatch, type BatchLimits } from '../../engine/batch.js';
 import { LineAnswerer, type StreamLimits } from '../../engine/line-stream.js';
 import { jsonResponse, ProblemSchema, problemResponses } from './schemas.js';
@@ -183,7 +184,7 @@ async function* answerLines(
   let waitingForClient = false;
   const ending = (text: string) => () => {
     if (waitingForClient) return void socket.destroy();
-    stopReason = () => answerText(problemAnswer(problemOf(408, text)));
+    stopReason = () => answerText(problemOutcome(problemOf(408, text)));
     wake?.(stopReason);
   };
   const shutdown = () => {
@@ -194,7 +195,7 @@ async function* answerLines(
         answered: lines.lines,
         retryAfter: SHUTDOWN_RETRY_AFTER_SECONDS,
       };
-      return answerText(problemAnswer(problem));
+      return answerText(problemOutcome(problem));
     };
     wake?.(stopReason);
   };
