@@ -3,8 +3,15 @@ import { InputError, type JsonValue } from './core/index.js';
 import { CURRENT_OPERATION_IDS, OPERATIONS, servedAt, type CurrentOperationId, type Operation } from './operations/index.js';
 import type { Problem } from './operations/problem.js';
 
-/** A command line the `json-utility` command cannot run: exit code 2 and the help. */
+/** A command line the `json-utility` command cannot run: exit code 2, the problem and the command's usage line. */
 export class UsageError extends Error {}
+
+/** Standard input as the value: an empty one (nothing but a final line break, if that) is refused as empty. */
+function readStdin(): string {
+  const text = readFileSync(0, 'utf8');
+  if (/^\r?\n?$/.test(text)) throw new InputError('is empty: give the value as an argument or on standard input');
+  return text;
+}
 
 function readJson(text: string): JsonValue {
   try {
@@ -16,15 +23,15 @@ function readJson(text: string): JsonValue {
 
 function argumentOrStdin(positionals: string[]): string {
   if (positionals[0] !== undefined) return positionals[0];
-  if (process.stdin.isTTY) throw new UsageError('give the value as an argument or on standard input');
-  return readFileSync(0, 'utf8');
+  if (process.stdin.isTTY) throw new UsageError('missing the value: give it as an argument or on standard input');
+  return readStdin();
 }
 
 /** The value argument, or standard input without its final line break. */
 function valueOrStdin(positionals: string[], what: string): string {
   if (positionals[0] !== undefined) return positionals[0];
   if (process.stdin.isTTY) throw new UsageError(`missing ${what}: give it as an argument or on standard input`);
-  return readFileSync(0, 'utf8').replace(/\r?\n$/, '');
+  return readStdin().replace(/\r?\n$/, '');
 }
 
 function required(positionals: string[], what: string): string {

@@ -52,10 +52,7 @@ async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = positionals;
   if (flags.version) return print(VERSION);
   if (flags.help) return print(HELP);
-  if (command === undefined) {
-    process.stderr.write(`${HELP}\n`);
-    return 2;
-  }
+  if (command === undefined) throw new UsageError(`missing a command: serve or an operation (${[...COMMANDS.keys()].join(', ')})`);
 
   if (command === 'serve') {
     const env = { ...process.env };
@@ -64,12 +61,13 @@ async function main(argv: string[]): Promise<number> {
     return -1; // keeps running
   }
   const form = COMMANDS.get(command);
-  if (form === undefined) throw new UsageError(`unknown command "${command}"; see --help`);
-  if (flags.url !== undefined && flags.lines !== true) throw new UsageError('--url works with --lines; see --help');
+  if (form === undefined) throw new UsageError(`unknown command "${command}"`);
+  usage = { command, line: `json-utility ${command} ${form.usage}` };
+  if (flags.url !== undefined && flags.lines !== true) throw new UsageError('--url works with --lines');
   // With --lines the value is each line: only stringSplit's separator stays an argument.
   const most = flags.lines === true ? argumentsOf(form) - 1 : argumentsOf(form);
   if (rest.length > most) {
-    throw new UsageError(`${command} takes at most ${most} argument${most === 1 ? '' : 's'} (${form.usage}), not ${rest.length}; see --help`);
+    throw new UsageError(`takes at most ${most} argument${most === 1 ? '' : 's'}, not ${rest.length}`);
   }
   if (flags.lines === true) return answerStandardInput(form, rest, flags, flags.url);
   let body: object;
@@ -86,11 +84,18 @@ async function main(argv: string[]): Promise<number> {
   return 1;
 }
 
-/** Node's words for a command line it cannot parse, made the command's own. */
+// The command being run, once it is known: a usage error names it and gives its usage line.
+let usage: { command: string; line: string } | undefined;
+
+/**
+ * A usage error in two lines, never the whole help: what is wrong, then the command's usage (or
+ * the general one) and where the help is. Node's words for a command line it cannot parse are
+ * made the command's own.
+ */
 function usageMessage(error: Error & { code?: string }): string {
   const option = /^Unknown option '([^']+)'/.exec(error.message)?.[1];
-  if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option !== undefined) return `unknown option ${option}; see --help`;
-  return error.message;
+  const problem = error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option !== undefined ? `unknown option ${option}` : error.message;
+  return `${usage?.command ?? 'json-utility'}: ${problem}\nusage: ${usage?.line ?? 'json-utility <command> [value]'} (json-utility --help for more)`;
 }
 
 function print(text: string): number {
@@ -103,7 +108,7 @@ try {
   if (code >= 0) process.exitCode = code;
 } catch (error) {
   if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-    process.stderr.write(`${usageMessage(error as Error)}\n\n${HELP}\n`);
+    process.stderr.write(`${usageMessage(error as Error)}\n`);
     process.exitCode = 2;
   } else {
     throw error;

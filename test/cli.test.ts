@@ -93,29 +93,37 @@ describe('the json-utility binary', () => {
       assert.match(help.stdout, new RegExp(`json-utility ${command}\\b`));
   });
 
-  test('an unknown command or flag exits 2 with the usage', async () => {
-    const unknown = await cli(['frobnicate']);
-    assert.equal(unknown.code, 2);
-    assert.match(unknown.stderr, /^unknown command "frobnicate"; see --help\n/);
-    const option = await cli(['isEven', '--nope', '2']);
-    assert.equal(option.code, 2);
-    assert.match(option.stderr, /^unknown option --nope; see --help\n\njson-utility 1\.0\.0: /);
-  });
+  // A usage error is two lines on standard error, exit 2: what is wrong, then the usage and where the help is; never the whole help.
+  const USAGE: Array<[string[], string]> = [
+    [
+      [],
+      'json-utility: missing a command: serve or an operation (sort, isEven, isOdd, isNumber, toString, stringSplit)\nusage: json-utility <command> [value] (json-utility --help for more)',
+    ],
+    [['frobnicate'], 'json-utility: unknown command "frobnicate"\nusage: json-utility <command> [value] (json-utility --help for more)'],
+    [['isEven', '--nope', '2'], 'json-utility: unknown option --nope\nusage: json-utility <command> [value] (json-utility --help for more)'],
+    [['stringSplit'], 'stringSplit: missing <string>\nusage: json-utility stringSplit <string> [separator] (json-utility --help for more)'],
+    [['isEven', '1', '2'], 'isEven: takes at most 1 argument, not 2\nusage: json-utility isEven [number] (json-utility --help for more)'],
+    [
+      ['stringSplit', 'a', 'b', 'c'],
+      'stringSplit: takes at most 2 arguments, not 3\nusage: json-utility stringSplit <string> [separator] (json-utility --help for more)',
+    ],
+    [['isOdd', '--url', 'http://127.0.0.1:1'], 'isOdd: --url works with --lines\nusage: json-utility isOdd [number] (json-utility --help for more)'],
+  ];
+  for (const [args, stderr] of USAGE) {
+    test(`${args.join(' ') || '(no arguments)'}: a usage error in two lines, exit 2`, async () => {
+      assert.deepEqual(await cli(args), { code: 2, stdout: '', stderr: `${stderr}\n` });
+    });
+  }
 
-  test('no arguments: the usage on standard error, exit 2', async () => {
-    const none = await cli([]);
-    assert.equal(none.code, 2);
-    assert.equal(none.stdout, '');
-    assert.match(none.stderr, /^json-utility 1\.0\.0: [^]*Usage:/);
-  });
-
-  test('more arguments than a command takes are refused, exit 2', async () => {
-    const extra = await cli(['isEven', '1', '2']);
-    assert.equal(extra.code, 2);
-    assert.equal(extra.stdout, '');
-    assert.match(extra.stderr, /^isEven takes at most 1 argument \(\[number\]\), not 2; see --help\n/);
-    assert.match((await cli(['stringSplit', 'a', 'b', 'c'])).stderr, /^stringSplit takes at most 2 arguments \(<string> \[separator\]\), not 3; see --help\n/);
-  });
+  // Nothing on standard input (or a lone line break) is called empty, not judged as a value.
+  for (const command of ['isEven', 'isOdd', 'isNumber', 'sort', 'toString']) {
+    for (const stdin of ['', '\n']) {
+      test(`${command} < ${JSON.stringify(stdin)}: standard input is empty, exit 1`, async () => {
+        const result = await cli([command], stdin);
+        assert.deepEqual(result, { code: 1, stdout: '', stderr: `${command}: standard input is empty: give the value as an argument or on standard input\n` });
+      });
+    }
+  }
 
   test('serve: flags override the environment; SIGTERM stops it cleanly', async () => {
     const { child, stdout, exited, base } = await serve(['--port', '0', '--host', '127.0.0.1', '--workers', '1'], {
@@ -161,7 +169,7 @@ describe('the json-utility binary', () => {
       '{"status":200,"result":{"sortedArray":[3,1]}}',
       /"detail":"The line is not valid JSON/,
     ]);
-    assert.match((await cli(['isEven', '--url', 'http://127.0.0.1:1'])).stderr, /^--url works with --lines/);
+    assert.match((await cli(['isEven', '--url', 'http://127.0.0.1:1'])).stderr, /^isEven: --url works with --lines\n/);
   });
 
   test('--lines --url: the same answers, from a service', async () => {

@@ -6,6 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 // The package as a user receives it: README's install lines, run as written (`npm pack`, then a
 // global install of the tarball, into a fresh prefix), then used as a command and as a library.
@@ -98,6 +100,43 @@ describe('the packed package, installed as a user would', { timeout: 240_000 }, 
       child.kill('SIGTERM');
     }
     assert.deepEqual(await exited, [0, null]);
+  });
+
+  // protobufjs's install script is denied (package.json's allowScripts; docs/development.md): the
+  // OTLP exporter's default encoding, protobuf, must still work from the installed package.
+  test('tracing from the installed package: spans reach an OTLP/HTTP receiver in protobuf', async () => {
+    const bodies: Array<{ type: string | undefined; bytes: number }> = [];
+    const collector = createServer((request, response) => {
+      let bytes = 0;
+      request.on('data', (chunk: Buffer) => (bytes += chunk.length));
+      request.on('end', () => {
+        if (request.url === '/v1/traces') bodies.push({ type: request.headers['content-type'], bytes });
+        response.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+      });
+    });
+    await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+    const endpoint = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
+    const env = { ...process.env, DRAIN_DELAY_MS: '0', LOG_LEVEL: 'warn', OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_BSP_SCHEDULE_DELAY: '600000' };
+    const child = spawn(bin, ['serve', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    const exited = once(child, 'exit');
+    try {
+      const deadline = Date.now() + 20_000;
+      while (!/listening on (http:\/\/[^\s"]+)/.test(output) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+      const base = /listening on (http:\/\/[^\s"]+)/.exec(output)?.[1] as string;
+      assert.ok(base, output);
+      assert.deepEqual(await (await fetch(`${base}/api/isEven/4`)).json(), { ret: true });
+    } finally {
+      child.kill('SIGTERM');
+    }
+    // The spans are flushed at shutdown.
+    assert.deepEqual(await exited, [0, null], output);
+    collector.close();
+    assert.equal(bodies.length, 1, output);
+    assert.equal(bodies[0]?.type, 'application/x-protobuf');
+    assert.ok((bodies[0]?.bytes ?? 0) > 50);
   });
 
   test('an ESM project imports the library, /client and /server, and typechecks against the installed types', async () => {

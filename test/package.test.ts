@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 
@@ -65,4 +67,13 @@ test('json-utility-service/app embeds the service under any prefix', async (t) =
   const legacy = await app.inject({ method: 'POST', url: '/is-odd', headers: { 'content-type': 'application/json' }, payload: '{"number":3}' });
   assert.equal(legacy.headers.link, '</tools/json/isOdd>; rel="successor-version"');
   await assert.rejects(buildApp({}, { logger: false, prefix: 'api/' }), /prefix must look like/);
+});
+
+// `npm ci` runs no dependency's install script that package.json's allowScripts has not decided,
+// and warns about each undecided one (docs/development.md says why each is denied).
+test('every dependency with an install script is decided in package.json (allowScripts)', async () => {
+  const { stdout } = await promisify(execFile)('npm', ['install-scripts', 'ls'], { cwd: root });
+  assert.match(stdout, /^No packages with unreviewed install scripts\./);
+  const { allowScripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { allowScripts: Record<string, boolean> };
+  assert.deepEqual(allowScripts, { esbuild: false, protobufjs: false });
 });

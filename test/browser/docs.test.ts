@@ -27,7 +27,9 @@ test('the docs page, in a real browser: every operation listed, one tried live, 
   const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
   const outside: string[] = [];
   const errors: string[] = [];
+  const loaded: string[] = [];
   page.on('request', (request) => {
+    loaded.push(request.url());
     if (!request.url().startsWith(base) && !request.url().startsWith('data:')) outside.push(request.url());
   });
   page.on('console', (message) => {
@@ -40,6 +42,10 @@ test('the docs page, in a real browser: every operation listed, one tried live, 
   assert.match(await page.locator('.information-container .title').innerText(), /^JSON utility service/);
   assert.equal(await page.locator('.topbar, .download-url-input, .topbar-wrapper img').count(), 0);
   assert.equal(await page.title(), 'JSON utility service: API reference');
+  // One name for the OpenAPI document: the page loads it from /api/openapi.json and links it there.
+  assert.ok(loaded.includes(`${base}/api/openapi.json`), loaded.join('\n'));
+  assert.ok(!loaded.includes(`${base}/api/docs/json`));
+  assert.equal((await page.locator('.information-container .url').innerText()).trim(), '/api/openapi.json');
   const listed = await page.locator('.opblock-summary-path, .opblock-summary-path__deprecated').allInnerTexts();
   const expected = [
     '/api/sort',

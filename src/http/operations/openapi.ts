@@ -35,6 +35,20 @@ export async function registerOpenApi(app: FastifyInstance, prefix: string, secu
       docs.addHook('onRequest', (_request, reply, done) => (reply.removeHeader('content-security-policy'), done()));
       await docs.register(helmet, DOCS_HELMET_OPTIONS);
     }
+    // One name for the document (docs/behaviour.md): the page loads `<prefix>/openapi.json`, and
+    // the UI's own copy at `<prefix>/docs/json` redirects there. @fastify/swagger-ui 6 writes
+    // `url: resolveUrl('./json')` into its initializer after any uiConfig, so its text is replaced.
+    const initializer = `${prefix}/docs/static/swagger-initializer.js`;
+    const ownCopy = `${prefix}/docs/json`;
+    const documentUrl = `${prefix}/openapi.json`;
+    docs.addHook('onRequest', (request, reply, done) => {
+      if (request.routeOptions.url === ownCopy) return void reply.redirect(documentUrl, 301);
+      done();
+    });
+    docs.addHook('onSend', (request, _reply, payload, done) => {
+      if (request.routeOptions.url !== initializer || typeof payload !== 'string') return done(null, payload);
+      done(null, payload.replace("url: resolveUrl('./json')", `url: ${JSON.stringify(documentUrl)}`));
+    });
     await docs.register(swaggerUi, {
       routePrefix: `${prefix}/docs`,
       // BaseLayout has no top bar: neither the framework's logo nor the "Explore" URL field, which
