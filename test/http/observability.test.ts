@@ -164,6 +164,26 @@ describe('ACCESS_LOG: each mode writes exactly the lines it promises; a 5xx and 
       [200, 40],
     ]);
   });
+  test("a drain's readiness 503 is an answer, not an error: no line under minimal, level info under errors, counted in /metrics", async (t) => {
+    for (const [mode, expected] of [
+      ['minimal', []],
+      ['errors', [[503, 30]]],
+    ] as const) {
+      const lines: string[] = [];
+      const stream = new Writable({ write: (chunk, _encoding, done) => (lines.push(...String(chunk).split('\n').filter(Boolean)), done()) });
+      const app = await buildApp({ accessLog: { mode } }, { logger: { level: 'info', stream } });
+      t.after(() => app.close());
+      app.lifecycle.stop();
+      for (let i = 0; i < 3; i++) assert.equal((await app.inject({ method: 'GET', url: '/readyz' })).statusCode, 503);
+      const entries = lines.map((line) => JSON.parse(line) as { msg: string; status: number; level: number }).filter((entry) => entry.msg === 'request');
+      assert.deepEqual(
+        entries.map((entry) => [entry.status, entry.level]),
+        expected.length === 0 ? [] : [...expected, ...expected, ...expected],
+        mode,
+      );
+      assert.match((await app.inject({ method: 'GET', url: '/metrics' })).body, /^http_requests_total\{method="GET",route="\/readyz",status="503"\} 3$/m);
+    }
+  });
   test('x-request-id is echoed and the metrics count every request whatever the mode', async (t) => {
     const app = await buildApp({ accessLog: { mode: 'minimal' } }, { logger: false });
     t.after(() => app.close());

@@ -1,7 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fastify';
 import type { AccessLog } from '../../config.js';
 import type { HttpMetrics } from './metrics.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Statuses of 500 and above that on this route are an answer, not a failure: logged as any answer, never at level error. */
+    expectedStatuses?: readonly number[];
+  }
+}
 
 // An incoming X-Request-Id is kept when it is a plain token; anything else is replaced.
 const REQUEST_ID = /^[\w.:@/+=-]{1,128}$/;
@@ -49,7 +56,7 @@ function chosenBy(policy: AccessLog): (status: number) => boolean {
 }
 
 /** The operations a request answered: those of its batch or stream, or its one operation. */
-function countOperations(request: FastifyRequest, status: number, metrics: HttpMetrics): void {
+function countOperations(request: FastifyRequest, config: FastifyContextConfig, status: number, metrics: HttpMetrics): void {
   const tally = request.operationTally;
   if (tally !== undefined) {
     for (const [key, n] of Object.entries(tally)) {
@@ -58,25 +65,27 @@ function countOperations(request: FastifyRequest, status: number, metrics: HttpM
     }
     return;
   }
-  const { countsAs } = request.routeOptions.config;
-  if (countsAs !== undefined) metrics.countOperation(countsAs, status);
+  if (config.countsAs !== undefined) metrics.countOperation(config.countsAs, status);
 }
 
 /**
  * Every answer is counted in the metrics (by method, route template and status, with its
  * latency); some get an access-log line with its id, method, url, route, status and time: every
  * 5xx (level error) and every answer slower than `SLOW_REQUEST_MS` (level warn), whatever the
- * policy, and those `ACCESS_LOG` chooses (level info).
+ * policy, and those `ACCESS_LOG` chooses (level info). A 5xx its route expects (`/readyz`'s 503
+ * during a drain) is not a failure: it is logged as any other answer.
  */
 export function logAndCountAnswers(app: FastifyInstance, metrics: HttpMetrics, policy: AccessLog, slowRequestMs: number): void {
   const chosen = chosenBy(policy);
   app.addHook('onResponse', (request: FastifyRequest, reply, done) => {
-    const route = request.routeOptions.url;
+    // Fastify makes a new object at each read of routeOptions: read once.
+    const { url: route, config } = request.routeOptions;
     const status = reply.statusCode;
     const milliseconds = reply.elapsedTime;
     metrics.observe(request.method, route, status, milliseconds / 1000);
-    countOperations(request, status, metrics);
-    const level = status >= 500 ? 'error' : milliseconds >= slowRequestMs ? 'warn' : chosen(status) ? 'info' : undefined;
+    countOperations(request, config, status, metrics);
+    const failed = status >= 500 && config.expectedStatuses?.includes(status) !== true;
+    const level = failed ? 'error' : milliseconds >= slowRequestMs ? 'warn' : chosen(status) ? 'info' : undefined;
     // The request's own logger: its id, and its trace while tracing is on (tracing.ts).
     if (level !== undefined) {
       request.log[level]({ method: request.method, url: loggedUrl(request.url), route, status, ms: Math.round(milliseconds * 100) / 100 }, 'request');

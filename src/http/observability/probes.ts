@@ -32,6 +32,8 @@ export function createLifecycle(): Lifecycle {
 
 const StatusSchema = Type.Object({ status: Type.String() });
 const probeConfig = { rateLimit: false, pressureHandler: () => undefined } as const;
+// A readiness 503 during a drain is the service doing its job: logged as any answer, not as an error (access-log.ts).
+const readinessConfig = { ...probeConfig, expectedStatuses: [503] } as const;
 
 /** What the probes read: whether to take traffic, and the metrics. */
 export interface ProbeSources {
@@ -48,7 +50,7 @@ export function registerProbes(app: FastifyInstance, sources: ProbeSources): voi
   app.get(
     '/readyz',
     {
-      config: probeConfig,
+      config: readinessConfig,
       schema: { hide: true, response: { 200: StatusSchema } },
     },
     async (_request, reply) =>
