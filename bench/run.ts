@@ -27,7 +27,7 @@ import { markdownReport, type BenchReport, type Cell, type RssCase, type Scaling
 import { manyOperations } from './many.js';
 import { clientBatching } from './client-batching.js';
 import { nestedDocument, scenarios, seededRandom, type Scenario } from './scenarios.js';
-import { memoryMiB, startTarget, type RunningTarget, type TargetName } from './targets.js';
+import { cpuMicroseconds, memoryMiB, startTarget, type RunningTarget, type TargetName } from './targets.js';
 
 const root = new URL('..', import.meta.url).pathname;
 const { values: flags } = parseArgs({
@@ -161,11 +161,14 @@ async function throughput(targets: Map<TargetName, RunningTarget>, all: readonly
           ...(settings.requestsPerConnection === undefined ? {} : { requests: settings.requestsPerConnection * connections }),
         };
         if (settings.warmupSeconds > 0) await generateLoad(generator, { ...load, seconds: settings.warmupSeconds }, loadPin, workDir);
+        const cpuBefore = cpuMicroseconds(target.pid);
         const result: LoadResult = await generateLoad(generator, { ...load, seconds: settings.seconds }, loadPin, workDir);
+        // The server's own CPU time over the requests it answered: a figure the machine's drift moves far less than req/s.
+        const cpuMicrosPerRequest = (cpuMicroseconds(target.pid) - cpuBefore) / result.requests;
         log(
-          `${scenario.id} process ${process} round ${round} ${name.padEnd(8)} ${Math.round(result.requestsPerSecond)} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms`,
+          `${scenario.id} process ${process} round ${round} ${name.padEnd(8)} ${Math.round(result.requestsPerSecond)} req/s, ${cpuMicrosPerRequest.toFixed(1)} µs CPU/request, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms`,
         );
-        cells.push({ scenario: scenario.id, target: name, round, process, ...result });
+        cells.push({ scenario: scenario.id, target: name, round, process, ...result, cpuMicrosPerRequest });
       }
     }
   }

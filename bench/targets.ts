@@ -17,7 +17,7 @@ export const TARGETS: Record<TargetName, { entry: string; env: Record<string, st
   // The same with every request logged, as before ACCESS_LOG existed.
   'service-logged': { entry: join(root, 'dist/main.js'), env: { WORKERS: '1', DRAIN_DELAY_MS: '0', ACCESS_LOG: 'all' } },
   baseline: { entry: join(root, 'bench/baseline/server.mjs'), env: {} },
-  // The baseline plus a request id, the response headers, a log line and metrics per request (FEATURES picks them).
+  // The featured floor: the baseline plus what the service does per request by default (FEATURES picks the parts; `log` adds a line per request).
   'node-features': { entry: join(root, 'bench/node-http-features/server.mjs'), env: {} },
   fastify: { entry: join(root, 'bench/fastify-floor/server.mjs'), env: {} },
   'fastify-logger': { entry: join(root, 'bench/fastify-floor/server.mjs'), env: { FASTIFY_LOGGER: '1' } },
@@ -74,4 +74,13 @@ export function memoryMiB(pid: number, field: 'VmRSS' | 'VmHWM'): number {
       .split('\n')
       .find((l) => l.startsWith(`${field}:`)) ?? '';
   return Math.round(Number(/\d+/.exec(line)?.[0] ?? NaN) / 1024);
+}
+
+const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+/** The CPU time (user and system) a process has used so far, in microseconds, from /proc/<pid>/stat. */
+export function cpuMicroseconds(pid: number): number {
+  // The command name (field 2) may hold spaces: count fields from after its closing parenthesis.
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / TICKS_PER_SECOND;
 }
