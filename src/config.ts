@@ -190,7 +190,7 @@ export const SETTINGS = {
     default: 5_000,
     ...milliseconds(0, 60_000),
     meaning:
-      'After an answer sent before the whole body arrived (413, 503), how long the rest of the upload is read and discarded before the connection closes, so the client reads the answer (RFC 9112 §9.6)',
+      'After an answer sent before the whole body arrived (413, 503), how long the rest of the upload is read and discarded before the connection closes, so the client reads the answer (RFC 9112 §9.6); also how long a connection ended at shutdown waits for its client to close its side before it is cut, so that none holds the exit',
   }),
   lingerBytes: setting({
     env: 'LINGER_BYTES',

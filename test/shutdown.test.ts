@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { Agent, request, type IncomingMessage } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { describe, test } from 'node:test';
 import { startServer, type RunningServer } from './process.js';
 
@@ -89,6 +91,35 @@ for (const workers of ['1', '2']) {
     });
   });
 }
+
+// Seen by an operator: after two clients held 24,000 connections and dropped them, a SIGTERM with no
+// request in flight waited out SHUTDOWN_TIMEOUT_MS and exited 1; the sockets left were ended by the
+// service and never closed by their peers. A client that keeps its side open after the service's
+// FIN is that socket, every time.
+test('SIGTERM with idle connections whose clients never close their side: exit 0 within DRAIN_DELAY_MS plus LINGER_MS', async (t) => {
+  const server = await startServer(t, { DRAIN_DELAY_MS: '300', LINGER_MS: '1000', SHUTDOWN_TIMEOUT_MS: '20000' });
+  const sockets: Socket[] = [];
+  t.after(() => sockets.forEach((socket) => socket.destroy()));
+  for (let i = 0; i < 20; i++) {
+    // allowHalfOpen: the service's FIN ends this side's reading, and this side never ends its own.
+    const socket = connect({ port: server.port, host: '127.0.0.1', allowHalfOpen: true });
+    socket.on('error', () => {});
+    socket.resume();
+    await once(socket, 'connect');
+    // Half of them served a request first: idle keep-alive connections, as a pool holds them.
+    if (i % 2 === 0) {
+      socket.write(`GET /api/isOdd/${i} HTTP/1.1\r\nHost: x\r\n\r\n`);
+      await once(socket, 'data');
+    }
+    sockets.push(socket);
+  }
+  const started = Date.now();
+  server.child.kill('SIGTERM');
+  assert.equal(await server.exited, 0, server.output());
+  const took = Date.now() - started;
+  assert.ok(took < 300 + 1000 + 2000, `exit took ${took} ms`);
+  assert.doesNotMatch(server.output(), /shutdown deadline passed/);
+});
 
 test('the hard deadline bounds shutdown: a drain that cannot finish in time exits 1', async (t) => {
   const server = await startServer(t, { DRAIN_DELAY_MS: '300', SHUTDOWN_TIMEOUT_MS: '600' });

@@ -16,6 +16,10 @@ type TrackedSocket = Socket & { [inFlight]?: number; [lastRequest]?: IncomingMes
  *   ends each other socket once its last response has been flushed.
  * - A connection closed after an answer sent before the body arrived lingers first
  *   (lingering-close.ts).
+ * - A socket ended at shutdown that the client never closes on its side (a client that keeps its
+ *   half open, a peer gone without a FIN or a reset, as after a flood of connections) is destroyed
+ *   after `lingerMs`: Node's server closes only once every socket has, and such a socket would
+ *   hold the exit until SHUTDOWN_TIMEOUT_MS.
  *
  * Call once, before the server listens; `isClosing()` tells the app to send `Connection: close`.
  */
@@ -23,6 +27,11 @@ export function manageConnections(server: Server, linger: LingerLimits): { isClo
   const sockets = new Set<TrackedSocket>();
   let closing = false;
   const destroySoon = lingeringDestroySoon(linger, (socket) => (socket as TrackedSocket)[lastRequest]);
+  const end = (socket: Socket): void => {
+    socket.end();
+    const timer = setTimeout(() => socket.destroy(), linger.lingerMs).unref();
+    socket.once('close', () => clearTimeout(timer));
+  };
 
   server.on('connection', (socket: TrackedSocket) => {
     sockets.add(socket);
@@ -33,7 +42,7 @@ export function manageConnections(server: Server, linger: LingerLimits): { isClo
   const responseClosed = function (this: ServerResponse) {
     const socket = this.req.socket as TrackedSocket;
     socket[inFlight] = (socket[inFlight] ?? 1) - 1;
-    if (closing && socket[inFlight] === 0) socket.end();
+    if (closing && socket[inFlight] === 0) end(socket);
   };
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     const socket = request.socket as TrackedSocket;
@@ -45,7 +54,7 @@ export function manageConnections(server: Server, linger: LingerLimits): { isClo
 
   server.closeIdleConnections = () => {
     closing = true;
-    for (const socket of sockets) if ((socket[inFlight] ?? 0) === 0) socket.end();
+    for (const socket of sockets) if ((socket[inFlight] ?? 0) === 0) end(socket);
   };
   return { isClosing: () => closing };
 }
