@@ -8,7 +8,8 @@ import { SETTINGS, loadConfig } from '../src/config.js';
 import { build } from './http/helper.js';
 import { buildAdminApp } from '../src/http/observability/probes.js';
 
-// deploy/ cannot run here (no container engine, no cluster): these tests keep it true to the service.
+// The settings of deploy/ against the service's own, with no container engine: these tests keep it
+// true to the service; test/deploy/ (npm run test:deploy) runs the image, the pod and the alerts.
 const dockerfile = readFileSync(new URL('../deploy/Dockerfile', import.meta.url), 'utf8');
 const manifests = parseAllDocuments(readFileSync(new URL('../deploy/kubernetes.yaml', import.meta.url), 'utf8')).map((d) => d.toJS()) as Array<
   Record<string, any>
