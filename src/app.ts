@@ -22,6 +22,7 @@ import { createLifecycle, registerProbes, type Lifecycle } from './http/observab
 import { API_HEADERS, protect } from './http/protocol/protection.js';
 import { addFixedHeaders, allowOrigins } from './http/protocol/response-headers.js';
 import { logDestination, droppedLogLines } from './http/observability/log-destination.js';
+import { lazyRequestLogger } from './http/observability/request-logger.js';
 import type { Tracing } from './http/observability/tracing.js';
 
 const env = { memoryLimit: SETTINGS.memoryLimit.env, workers: SETTINGS.workers.env, poolThreads: SETTINGS.poolThreads.env } as const;
@@ -140,6 +141,8 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
     logger: options.logger ?? loggerFor(config),
     // Access-log lines come from access-log.ts, as ACCESS_LOG says, instead of Fastify's two per request.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
+    // A request's logger is made when it first logs: most requests log nothing.
+    childLoggerFactory: lazyRequestLogger,
     requestIdHeader: false,
     genReqId: requestIdOf,
     bodyLimit: config.bodyLimit,

@@ -14,7 +14,8 @@ const builds = { after: new URL('../../dist', import.meta.url).pathname, before:
 const apps: Record<string, App> = {};
 for (const [name, dist] of Object.entries(builds)) {
   const { buildApp } = (await import(`${dist}/app.js`)) as { buildApp: (config: object, options: object) => Promise<App> };
-  apps[name] = await buildApp({}, { logger: false });
+  // The production logger (pino at info, ACCESS_LOG=minimal): what every request pays for it counts.
+  apps[name] = await buildApp({}, {});
   await apps[name].ready();
 }
 

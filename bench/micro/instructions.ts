@@ -1,0 +1,290 @@
+/**
+ * Instructions per request, counted by callgrind (valgrind), which the machine's noise cannot move:
+ * each target runs under `valgrind --tool=callgrind`, gets the bench's mixed warm-up, then one
+ * keep-alive connection sends the scenario in `--windows` windows of N requests, each between two
+ * `callgrind_control --dump`s; a window's total over N is its figure, and the last window's is
+ * the result. The first windows still pay V8's tiering (its optimizing compiler runs in them, and
+ * code runs in its baseline tier with inline-cache stubs); the windows show when that has settled.
+ * An idle stretch is counted too and taken off (timers: the connections check, metrics'
+ * event-loop sampling). Only user-space instructions count: the kernel's read and writev are not.
+ *
+ *   npx tsx bench/micro/instructions.ts                                  # service, fastify, node-features; S1 and S2
+ *   npx tsx bench/micro/instructions.ts --targets service --functions    # and where they go, by package and by function
+ *   npx tsx bench/micro/instructions.ts --targets service --env CORS_ORIGINS=off   # one feature's share, by difference
+ *   npx tsx bench/micro/instructions.ts --targets service --check bench/results/per-request/instructions.json
+ *                                                                        # fails past the saved figure plus its margin
+ *
+ * `--functions` starts the target with `--perf-basic-prof`, so that the addresses of JIT code can
+ * be named from /tmp/perf-<pid>.map; that flag changes the counts a little, so totals come from
+ * runs without it. Build first (`npm run build`).
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest, Agent } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { execFileSync } from 'node:child_process';
+import { scenarios, type Scenario } from '../scenarios.js';
+import { TARGETS, type TargetName } from '../targets.js';
+
+const { values: flags } = parseArgs({
+  options: {
+    targets: { type: 'string', default: 'service,fastify,node-features' },
+    scenarios: { type: 'string', default: 'S1,S2' },
+    requests: { type: 'string', default: '2000' },
+    windows: { type: 'string', default: '3' },
+    functions: { type: 'boolean', default: false },
+    env: { type: 'string', multiple: true, default: [] },
+    out: { type: 'string' },
+    check: { type: 'string' },
+    margin: { type: 'string', default: '0.1' },
+  },
+});
+const count = Number(flags.requests);
+const chosen = scenarios().filter((scenario) => flags.scenarios.split(',').includes(scenario.id));
+const extraEnv = Object.fromEntries(flags.env.map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+const BAD_REQUESTS: Array<Pick<Scenario, 'method' | 'path' | 'body'>> = [
+  { method: 'POST', path: '/api/isEven', body: '{"input":"twelve"}' },
+  { method: 'POST', path: '/api/sort', body: '{"input":' },
+  { method: 'GET', path: '/api/nothing-here' },
+  { method: 'DELETE' as 'GET', path: '/api/sort' },
+];
+
+const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+function send(base: string, scenario: Pick<Scenario, 'method' | 'path' | 'body'>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const call = httpRequest(
+      base + scenario.path,
+      { method: scenario.method, agent, headers: scenario.body === undefined ? {} : { 'content-type': 'application/json' } },
+      (response) => {
+        response.resume();
+        response.on('end', () => resolve(response.statusCode ?? 0));
+      },
+    );
+    call.on('error', reject);
+    call.end(scenario.body);
+  });
+}
+
+/** Self instructions by function name (and the object it lives in) in one callgrind dump; the total. */
+function readDump(file: string): { total: number; self: Map<string, number> } {
+  const names = { fn: new Map<string, string>(), ob: new Map<string, string>() };
+  const named = (kind: 'fn' | 'ob', text: string): string => {
+    const match = /^\((\d+)\)(?: (.*))?$/.exec(text);
+    if (match === null) return text;
+    if (match[2] !== undefined) names[kind].set(match[1] as string, match[2]);
+    return names[kind].get(match[1] as string) ?? text;
+  };
+  const self = new Map<string, number>();
+  let total = 0;
+  let fn = '';
+  let ob = '';
+  let skipNext = false;
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (line.startsWith('summary:')) total = Number(line.slice(8));
+    else if (line.startsWith('ob=')) ob = named('ob', line.slice(3));
+    else if (line.startsWith('fn=')) fn = named('fn', line.slice(3));
+    else if (line.startsWith('cfn=')) named('fn', line.slice(4));
+    else if (line.startsWith('cob=')) named('ob', line.slice(4));
+    else if (line.startsWith('calls=')) skipNext = true;
+    else if (/^[0-9+*-]/.test(line)) {
+      if (skipNext) skipNext = false;
+      else {
+        const cost = Number(line.split(' ')[1] ?? 0);
+        const key = `${fn}\t${ob}`;
+        self.set(key, (self.get(key) ?? 0) + cost);
+      }
+    }
+  }
+  return { total, self };
+}
+
+interface CodeRange {
+  start: number;
+  end: number;
+  name: string;
+}
+function readPerfMap(pid: number): CodeRange[] {
+  const file = `/tmp/perf-${pid}.map`;
+  if (!existsSync(file)) return [];
+  const ranges = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [start = '0', size = '0', ...name] = line.split(' ');
+      return { start: parseInt(start, 16), end: parseInt(start, 16) + parseInt(size, 16), name: name.join(' ') };
+    });
+  return ranges.sort((a, b) => a.start - b.start);
+}
+function nameOf(address: number, ranges: CodeRange[]): string | undefined {
+  let low = 0;
+  let high = ranges.length - 1;
+  let found: CodeRange | undefined;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    const range = ranges[middle] as CodeRange;
+    if (range.start <= address) {
+      found = range;
+      low = middle + 1;
+    } else high = middle - 1;
+  }
+  return found !== undefined && address < found.end ? found.name : undefined;
+}
+
+/** Which part of the stack a function belongs to: a package, the service, Node's JS, V8, libc. */
+function groupOf(name: string, object: string): string {
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(name);
+  if (pkg !== null) return pkg[1] as string;
+  if (/\/dist\/|\/bench\//.test(name)) return 'the target itself';
+  if (/ node:/.test(name)) return 'node (JS)';
+  if (/^Builtins?[_:]|^Builtin:/.test(name)) return 'V8 builtins';
+  if (/^0x/.test(name)) return 'JIT code (unnamed)';
+  if (/libc|ld-linux|libm/.test(object)) return 'libc';
+  return 'node and V8 (C++)';
+}
+
+interface Measured {
+  target: string;
+  scenario: string;
+  requests: number;
+  /** Each window's figure, in order; the result is the last. */
+  windows: number[];
+  instructionsPerRequest: number;
+  idlePerSecond: number;
+  byGroup?: Record<string, number>;
+  topFunctions?: Array<[string, number]>;
+}
+
+// valgrind and vgdb (behind callgrind_control) name their shared pipe after the user and host
+// from the environment: the same values on both sides, whatever the shell has.
+const VGDB_ENV = { USER: 'bench', LOGNAME: 'bench', HOST: 'bench' };
+
+async function measure(name: TargetName): Promise<Measured[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'callgrind-'));
+  const target = TARGETS[name];
+  const nodeFlags = flags.functions ? ['--perf-basic-prof'] : [];
+  const child = spawn(
+    'valgrind',
+    ['--tool=callgrind', '--separate-threads=yes', `--callgrind-out-file=${join(dir, 'cg.out')}`, process.execPath, ...nodeFlags, target.entry],
+    {
+      // HOST is the target's listening address too: valgrind reads it first, so vgdb gets the same.
+      env: { ...process.env, ...VGDB_ENV, ...target.env, PORT: '0', HOST: '127.0.0.1', ...extraEnv },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const deadline = Date.now() + 300_000;
+  let base: string | undefined;
+  while (base === undefined) {
+    base = /listening on (http:\/\/[^\s"]+)/.exec(output)?.[1];
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`${name} did not start under valgrind:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  log(`${name}: started under callgrind at ${base}`);
+  const pid = child.pid as number;
+  let dumps = 0;
+  const dump = () => {
+    execFileSync('callgrind_control', ['--dump', String(pid)], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...process.env, ...VGDB_ENV, HOST: '127.0.0.1' },
+    });
+    dumps++;
+    for (let tries = 0; tries < 600; tries++) {
+      // The main thread alone (--separate-threads): V8 compiles and collects partly on helper threads, at moments that vary.
+      const file = join(dir, `cg.out.${dumps}-01`);
+      if (existsSync(file) && readFileSync(file, 'utf8').includes('\ntotals:')) return readDump(file);
+      execFileSync('sleep', ['0.1']);
+    }
+    throw new Error(`no callgrind dump ${dumps} in ${dir}: ${readdirSync(dir).join(', ')}`);
+  };
+  try {
+    for (let pass = 0; pass < 20; pass++) for (const request of [...scenarios(), ...BAD_REQUESTS]) await send(base, request);
+    const results: Measured[] = [];
+    for (const scenario of chosen) {
+      if ((await send(base, scenario)) !== 200) throw new Error(`${name} does not answer ${scenario.id} with 200`);
+      const windows: Array<{ total: number; seconds: number; self: Map<string, number> }> = [];
+      for (let w = 0; w < Number(flags.windows); w++) {
+        dump();
+        const started = performance.now();
+        for (let i = 0; i < count; i++) await send(base, scenario);
+        const seconds = (performance.now() - started) / 1000;
+        windows.push({ ...dump(), seconds });
+      }
+      const idleSeconds = 10;
+      dump();
+      await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000));
+      const idlePerSecond = dump().total / idleSeconds;
+      const figures = windows.map((w) => Math.round((w.total - idlePerSecond * w.seconds) / count));
+      const busy = windows.at(-1) as (typeof windows)[number];
+      const result: Measured = {
+        target: name,
+        scenario: scenario.id,
+        requests: count,
+        windows: figures,
+        instructionsPerRequest: figures.at(-1) as number,
+        idlePerSecond: Math.round(idlePerSecond),
+      };
+      if (flags.functions) {
+        const ranges = readPerfMap(pid);
+        const groups = new Map<string, number>();
+        const functions = new Map<string, number>();
+        for (const [key, cost] of busy.self) {
+          const [fn = '', ob = ''] = key.split('\t');
+          const address = /^0x[0-9a-f]+$/.test(fn) ? parseInt(fn, 16) : undefined;
+          const name = (address === undefined ? undefined : nameOf(address, ranges)) ?? fn;
+          const group = groupOf(name, ob);
+          groups.set(group, (groups.get(group) ?? 0) + cost / count);
+          functions.set(name, (functions.get(name) ?? 0) + cost / count);
+        }
+        result.byGroup = Object.fromEntries([...groups].sort((a, b) => b[1] - a[1]).map(([group, n]) => [group, Math.round(n)]));
+        result.topFunctions = [...functions]
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, 60)
+          .map(([fn, n]) => [fn, Math.round(n)]);
+      }
+      log(
+        `${name} ${scenario.id}: ${figures.map((n) => n.toLocaleString('en')).join(' then ')} instructions a request, by window (idle ${result.idlePerSecond.toLocaleString('en')}/s)`,
+      );
+      results.push(result);
+    }
+    return results;
+  } finally {
+    child.kill('SIGKILL');
+    await once(child, 'exit').catch(() => undefined);
+    agent.destroy();
+    rmSync(dir, { recursive: true, force: true });
+    if (flags.functions) rmSync(`/tmp/perf-${pid}.map`, { force: true });
+  }
+}
+
+const all: Measured[] = [];
+for (const name of flags.targets.split(',') as TargetName[]) {
+  if (TARGETS[name] === undefined) throw new Error(`--targets: unknown target ${name}`);
+  all.push(...(await measure(name)));
+}
+const report = { node: process.version, env: extraEnv, requests: count, results: all };
+if (flags.out !== undefined) writeFileSync(flags.out, `${JSON.stringify(report, null, 2)}\n`);
+else process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+
+if (flags.check !== undefined) {
+  const saved = JSON.parse(readFileSync(flags.check, 'utf8')) as { results: Measured[] };
+  const margin = Number(flags.margin);
+  let failed = false;
+  for (const result of all) {
+    const before = saved.results.find((r) => r.target === result.target && r.scenario === result.scenario);
+    if (before === undefined) continue;
+    const ratio = result.instructionsPerRequest / before.instructionsPerRequest;
+    const over = ratio > 1 + margin;
+    failed ||= over;
+    log(
+      `${over ? 'FAIL' : 'ok  '} ${result.target} ${result.scenario}: ${result.instructionsPerRequest} against ${before.instructionsPerRequest} saved (${ratio.toFixed(3)}x, margin ${margin})`,
+    );
+  }
+  if (failed) process.exitCode = 1;
+}
