@@ -20,7 +20,7 @@ import { counterOf, createHttpMetrics, type HttpMetrics } from './http/observabi
 import { logAndCountAnswers, requestIdOf } from './http/observability/access-log.js';
 import { createLifecycle, registerProbes, type Lifecycle } from './http/observability/probes.js';
 import { API_HEADERS, protect } from './http/protocol/protection.js';
-import { addFixedHeaders, allowOrigins } from './http/protocol/response-headers.js';
+import { addFixedHeaders, allowOrigins, fixedCorsHeaders } from './http/protocol/response-headers.js';
 import { logDestination, droppedLogLines } from './http/observability/log-destination.js';
 import { lazyRequestLogger } from './http/observability/request-logger.js';
 import type { Tracing } from './http/observability/tracing.js';
@@ -183,8 +183,9 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
   metrics.register(
     counterOf('log_lines_dropped_total', 'Log lines dropped because standard output did not take them in time (LOG_BACKLOG_BYTES)', droppedLogLines),
   );
+  const fixedCors = fixedCorsHeaders(config.corsOrigins);
   addFixedHeaders(app, {
-    always: config.securityHeaders === 'on' ? API_HEADERS : {},
+    always: { ...(config.securityHeaders === 'on' ? API_HEADERS : {}), ...fixedCors },
     // From the first moment of shutdown, responses ask clients to reconnect: new connections still
     // reach this process during the drain delay, and by the close few keep-alive ones are left.
     shuttingDown: () => !lifecycle.ready || isClosing(),
@@ -199,7 +200,8 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
   app.setNotFoundHandler(async (request, reply) =>
     sendProblem(reply, problemOf(404, `There is no ${request.method} ${request.url.split('?')[0]}; the operations are listed at ${prefix}/docs`)),
   );
-  await allowOrigins(app, config.corsOrigins);
+  // CORS headers that depend on the request: @fastify/cors on every answer.
+  if (fixedCors === undefined) await allowOrigins(app, config.corsOrigins);
   await protect(app, config);
   admitByMemory(app, {
     budget: memory.budget,
@@ -220,6 +222,8 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
     markLegacyResponses(app, config, prefix);
     await app.register(legacyRoutes, { ...answering, successorPrefix: prefix });
   }
-  answerOtherMethods(app, routes);
+  if (fixedCors === undefined) answerOtherMethods(app, routes);
+  // Fixed CORS headers come with the others; @fastify/cors answers the preflights, on the OPTIONS routes alone.
+  else await app.register(async (preflights) => (await allowOrigins(preflights, config.corsOrigins), answerOtherMethods(app, routes, preflights)));
   return app;
 }

@@ -24,9 +24,10 @@ export function recordRoutes(app: FastifyInstance): RouteTable {
 /**
  * For every recorded path: `OPTIONS` (204, and a CORS preflight's headers from @fastify/cors) and
  * 405 with an exact `Allow` header for every other method (RFC 9110 §15.5.6). Fastify alone
- * would answer 404. Call after all other routes are registered.
+ * would answer 404. Call after all other routes are registered; the routes go in `scope` (by
+ * default the app), where @fastify/cors may be registered for them alone.
  */
-export function answerOtherMethods(app: FastifyInstance, table: RouteTable): void {
+export function answerOtherMethods(app: FastifyInstance, table: RouteTable, scope: FastifyInstance = app): void {
   for (const method of ANSWERABLE_METHODS) {
     if (!app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true });
   }
@@ -34,7 +35,7 @@ export function answerOtherMethods(app: FastifyInstance, table: RouteTable): voi
     const allowed = [...new Set([...registered, 'OPTIONS'])].sort();
     const allow = allowed.join(', ');
     if (!registered.has('OPTIONS')) {
-      app.options(url, { schema: { hide: true }, config: corsPreflight(allow) }, async (_request, reply) => reply.code(204).header('allow', allow).send());
+      scope.options(url, { schema: { hide: true }, config: corsPreflight(allow) }, async (_request, reply) => reply.code(204).header('allow', allow).send());
     }
     const others = ANSWERABLE_METHODS.filter((method) => !allowed.includes(method)) as HTTPMethods[];
     // The path as the docs write it: `/api/isEven/{number}`, not the router's `:number`.
@@ -44,6 +45,6 @@ export function answerOtherMethods(app: FastifyInstance, table: RouteTable): voi
       reply.header('allow', allow);
       return sendProblem(reply, problemOf(405, `${request.method} is not allowed on ${documented}; it accepts ${allow}`));
     };
-    app.route({ method: others, url, schema: { hide: true }, onRequest: refuse, handler: refuse });
+    scope.route({ method: others, url, schema: { hide: true }, onRequest: refuse, handler: refuse });
   }
 }

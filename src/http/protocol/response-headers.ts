@@ -31,10 +31,27 @@ export function addFixedHeaders(app: FastifyInstance, options: FixedHeaderOption
 }
 
 /**
+ * The CORS headers every answer carries whatever the request, when the origins are `*`: then they
+ * are fixed, and the one hook of `addFixedHeaders` writes them with the others, instead of
+ * @fastify/cors working them out for every request (it is then registered only where preflights
+ * are answered: `allowOrigins`). Undefined when they depend on the request's `Origin` (a list) or
+ * there are none (`off`).
+ *
+ * @example
+ * fixedCorsHeaders(['*']) //=> { 'access-control-allow-origin': '*', 'access-control-expose-headers': 'allow, …' }
+ */
+export function fixedCorsHeaders(corsOrigins: CorsOrigins): Readonly<Record<string, string>> | undefined {
+  if (corsOrigins === 'off' || !corsOrigins.includes('*')) return undefined;
+  // What @fastify/cors writes on an answer with `origin: '*'`, in its order.
+  return { 'access-control-allow-origin': '*', 'access-control-expose-headers': EXPOSED };
+}
+
+/**
  * CORS by @fastify/cors (Fetch standard, "CORS protocol": the API takes no credentials, so `*` is
  * safe and the default); a preflight is answered only on a path that exists, with that path's
  * methods (`corsPreflight`). Register after the error and not-found handlers: the
- * OPTIONS route it adds keeps the handlers of the moment it is added.
+ * OPTIONS route it adds keeps the handlers of the moment it is added. With fixed headers
+ * (`fixedCorsHeaders`), register it in the scope of the OPTIONS routes alone.
  *
  * @example
  * await allowOrigins(app, ['https://app.example']); // that origin's pages may call the API
