@@ -1,5 +1,5 @@
 import cluster from 'node:cluster';
-import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
+import { AggregatorRegistry, Counter, Gauge, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
 
 /**
  * Prometheus metrics (https://github.com/siimon/prom-client): request counts and latency by
@@ -67,23 +67,113 @@ export interface HttpMetrics {
 }
 
 const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
-const LABELS = ['method', 'route', 'status'] as const;
+
+/** The first bucket whose bound holds `seconds`, or -1 above the last (prom-client's `findBound`). */
+function bucketOf(seconds: number): number {
+  for (let i = 0; i < DURATION_BUCKETS.length; i++) if (seconds <= (DURATION_BUCKETS[i] as number)) return i;
+  return -1;
+}
+
+/** One label set of the request metrics: its count, its latencies' sum and its histogram, updated in place. */
+class RequestCell {
+  count = 0;
+  sum = 0;
+  /** Per bucket, not cumulative; a latency above the last bound is in `count` alone (`+Inf`). */
+  readonly buckets = new Float64Array(DURATION_BUCKETS.length);
+  constructor(readonly labels: Readonly<{ method: string; route: string; status: number }>) {}
+}
+
+/**
+ * The request metrics' cells, found by their labels' values through nested maps: a request
+ * updates numbers, and the labels are resolved (hashed, validated, made into objects) only when
+ * `/metrics` is scraped. prom-client resolves them at every `inc` and `observe`, and its `inc`
+ * also copies every label set's value into a new array.
+ */
+class RequestCells {
+  readonly all: RequestCell[] = [];
+  private readonly byRoute = new Map<string, Map<number, Map<string, RequestCell>>>();
+
+  cell(method: string, route: string, status: number): RequestCell {
+    let byStatus = this.byRoute.get(route);
+    if (byStatus === undefined) this.byRoute.set(route, (byStatus = new Map<number, Map<string, RequestCell>>()));
+    let byMethod = byStatus.get(status);
+    if (byMethod === undefined) byStatus.set(status, (byMethod = new Map<string, RequestCell>()));
+    let cell = byMethod.get(method);
+    if (cell === undefined) {
+      byMethod.set(method, (cell = new RequestCell({ method, route, status })));
+      this.all.push(cell);
+    }
+    return cell;
+  }
+}
+
+/**
+ * `http_request_duration_seconds` from the cells, as prom-client's own Histogram writes it (its
+ * `getForPromString` and `get`, the shape its Registry and AggregatorRegistry read).
+ */
+function durationHistogram(cells: RequestCells): Metric {
+  const name = 'http_request_duration_seconds';
+  const help = 'Time from request to response';
+  const values = () =>
+    cells.all.flatMap((cell) => {
+      let cumulative = 0;
+      return [
+        ...DURATION_BUCKETS.map((le, i) => ({
+          labels: { le },
+          sharedLabels: cell.labels,
+          value: (cumulative += cell.buckets[i] as number),
+          metricName: `${name}_bucket`,
+        })),
+        { labels: { le: '+Inf' }, sharedLabels: cell.labels, value: cell.count, metricName: `${name}_bucket` },
+        { labels: {}, sharedLabels: cell.labels, value: cell.sum, metricName: `${name}_sum` },
+        { labels: {}, sharedLabels: cell.labels, value: cell.count, metricName: `${name}_count` },
+      ];
+    });
+  const metric = {
+    name,
+    help,
+    type: 'histogram',
+    aggregator: 'sum',
+    getForPromString: () => Promise.resolve({ name, help, type: 'histogram', aggregator: 'sum', values: values() }),
+    get: () =>
+      Promise.resolve({
+        name,
+        help,
+        type: 'histogram',
+        aggregator: 'sum',
+        values: values().map(({ labels, sharedLabels, value, metricName }) => ({ labels: { ...labels, ...sharedLabels }, value, metricName })),
+      }),
+    reset: () => undefined,
+  };
+  return metric as unknown as Metric;
+}
 
 export function createHttpMetrics(): HttpMetrics {
   const registry = new Registry();
-  const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered', labelNames: LABELS, registers: [registry] });
-  const durations = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'Time from request to response',
-    labelNames: LABELS,
-    buckets: DURATION_BUCKETS,
+  const cells = new RequestCells();
+  new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered',
+    labelNames: ['method', 'route', 'status'],
     registers: [registry],
+    collect() {
+      this.reset();
+      for (const cell of cells.all) this.inc(cell.labels, cell.count);
+    },
   });
-  const operations = new Counter({
+  registry.registerMetric(durationHistogram(cells));
+  // operation → status → how many: labels resolved at the scrape, as for the cells above.
+  type OperationCount = { readonly labels: { operation: string; status: string }; n: number };
+  const operationCounts = new Map<string, Map<string, OperationCount>>();
+  new Counter({
     name: 'operations_total',
     help: 'Operations answered, by operation and status: one per single request, one per item of a batch or line of a stream',
     labelNames: ['operation', 'status'],
     registers: [registry],
+    collect() {
+      this.reset();
+      for (const byStatus of operationCounts.values()) for (const { labels, n } of byStatus.values()) this.inc(labels, n);
+    },
   });
   const registries = [registry, processMetrics()];
   if (cluster.isWorker) {
@@ -96,12 +186,20 @@ export function createHttpMetrics(): HttpMetrics {
     contentType: registry.contentType,
     register: (metric) => registry.registerMetric(metric),
     observe(method, route, status, seconds) {
-      const labels = { method, route: route ?? UNMATCHED_ROUTE, status };
-      requests.inc(labels);
-      durations.observe(labels, seconds);
+      const cell = cells.cell(method, route ?? UNMATCHED_ROUTE, status);
+      cell.count++;
+      cell.sum += seconds;
+      const bucket = bucketOf(seconds);
+      if (bucket >= 0) cell.buckets[bucket] = (cell.buckets[bucket] ?? 0) + 1;
     },
-    countOperation(operation, status, n = 1) {
-      operations.inc({ operation, status }, n);
+    countOperation(operation, answered, n = 1) {
+      // A batch's tally gives the status as text, a single request as a number: one label value either way.
+      const status = String(answered);
+      let byStatus = operationCounts.get(operation);
+      if (byStatus === undefined) operationCounts.set(operation, (byStatus = new Map<string, OperationCount>()));
+      const count = byStatus.get(status);
+      if (count === undefined) byStatus.set(status, { labels: { operation, status }, n });
+      else count.n += n;
     },
     async text() {
       if (cluster.isWorker && process.send !== undefined) return askPrimaryForClusterMetrics();
