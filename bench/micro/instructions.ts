@@ -39,7 +39,7 @@ const { values: flags } = parseArgs({
     env: { type: 'string', multiple: true, default: [] },
     out: { type: 'string' },
     check: { type: 'string' },
-    margin: { type: 'string', default: '0.1' },
+    margin: { type: 'string', default: '0.15' },
   },
 });
 const count = Number(flags.requests);
