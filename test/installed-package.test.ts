@@ -30,6 +30,28 @@ async function cli(args: string[], stdin?: string): Promise<{ code: number | nul
   return { code, stdout, stderr };
 }
 
+/** `json-utility serve --port 0` from the installed package, asked once, then sent SIGTERM. */
+async function serveAndAsk(env: Record<string, string>): Promise<{ exited: Promise<unknown[]>; output: () => string }> {
+  const child = spawn(bin, ['serve', '--port', '0'], {
+    env: { ...process.env, DRAIN_DELAY_MS: '0', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  const exited = once(child, 'exit');
+  try {
+    const deadline = Date.now() + 20_000;
+    while (!/listening on (http:\/\/[^\s"]+)/.test(output) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+    const base = /listening on (http:\/\/[^\s"]+)/.exec(output)?.[1] as string;
+    assert.ok(base, output);
+    assert.deepEqual(await (await fetch(`${base}/api/isEven/4`)).json(), { ret: true });
+  } finally {
+    child.kill('SIGTERM');
+  }
+  return { exited, output: () => output };
+}
+
 describe('the packed package, installed as a user would', { timeout: 240_000 }, () => {
   let versionLine = '';
   before(async () => {
@@ -85,20 +107,7 @@ describe('the packed package, installed as a user would', { timeout: 240_000 }, 
   });
 
   test('json-utility serve --port 0 answers a request and stops on SIGTERM', async () => {
-    const child = spawn(bin, ['serve', '--port', '0'], { env: { ...process.env, DRAIN_DELAY_MS: '0', LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    const exited = once(child, 'exit');
-    try {
-      const deadline = Date.now() + 20_000;
-      while (!/listening on (http:\/\/[^\s"]+)/.test(output) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
-      const base = /listening on (http:\/\/[^\s"]+)/.exec(output)?.[1] as string;
-      assert.ok(base, output);
-      const response = await fetch(`${base}/api/isEven/4`);
-      assert.deepEqual(await response.json(), { ret: true });
-    } finally {
-      child.kill('SIGTERM');
-    }
+    const { exited } = await serveAndAsk({});
     assert.deepEqual(await exited, [0, null]);
   });
 
@@ -116,25 +125,11 @@ describe('the packed package, installed as a user would', { timeout: 240_000 }, 
     });
     await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
     const endpoint = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
-    const env = { ...process.env, DRAIN_DELAY_MS: '0', LOG_LEVEL: 'warn', OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_BSP_SCHEDULE_DELAY: '600000' };
-    const child = spawn(bin, ['serve', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    const exited = once(child, 'exit');
-    try {
-      const deadline = Date.now() + 20_000;
-      while (!/listening on (http:\/\/[^\s"]+)/.test(output) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
-      const base = /listening on (http:\/\/[^\s"]+)/.exec(output)?.[1] as string;
-      assert.ok(base, output);
-      assert.deepEqual(await (await fetch(`${base}/api/isEven/4`)).json(), { ret: true });
-    } finally {
-      child.kill('SIGTERM');
-    }
+    const { exited, output } = await serveAndAsk({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_BSP_SCHEDULE_DELAY: '600000' });
     // The spans are flushed at shutdown.
-    assert.deepEqual(await exited, [0, null], output);
+    assert.deepEqual(await exited, [0, null], output());
     collector.close();
-    assert.equal(bodies.length, 1, output);
+    assert.equal(bodies.length, 1, output());
     assert.equal(bodies[0]?.type, 'application/x-protobuf');
     assert.ok((bodies[0]?.bytes ?? 0) > 50);
   });

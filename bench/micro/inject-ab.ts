@@ -6,6 +6,8 @@
  * process at the same moments, so a noisy machine moves them alike; the first two rounds warm up.
  * Scenarios: S1 (POST isEven), S2 (GET isOdd), S3 (sort of 1,000 integers), B3 (batch of 200 mixed).
  */
+import { INJECT_REQUESTS } from './inject-requests.js';
+
 type App = { inject(request: object): Promise<{ statusCode: number; body: string }>; ready(): Promise<unknown>; close(): Promise<unknown> };
 
 const [beforeDist, scenario = 'S3', blockText = '500', roundsText = '12'] = process.argv.slice(2);
@@ -19,21 +21,7 @@ for (const [name, dist] of Object.entries(builds)) {
   await apps[name].ready();
 }
 
-let seed = 1;
-const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
-const MIXED = [
-  (i: number) => ({ operation: 'isEven', input: i }),
-  () => ({ operation: 'sort', input: [3, 1, 2] }),
-  (i: number) => ({ operation: 'toString', input: { b: 1, a: [i] } }),
-  () => ({ operation: 'stringSplit', input: { string: 'a,b,c', seperator: ',' } }),
-];
-const REQUESTS: Record<string, object> = {
-  S1: { method: 'POST', url: '/api/isEven', payload: '{"input":12345}' },
-  S2: { method: 'GET', url: '/api/isOdd/12345' },
-  S3: { method: 'POST', url: '/api/sort', payload: JSON.stringify({ input: Array.from({ length: 1000 }, () => Math.floor(random() * 2e6) - 1e6) }) },
-  B3: { method: 'POST', url: '/api/batch', payload: JSON.stringify({ operations: Array.from({ length: 200 }, (_, i) => MIXED[i % 4]!(i)) }) },
-};
-const request = { ...REQUESTS[scenario], headers: { 'content-type': 'application/json' } };
+const request = { ...INJECT_REQUESTS[scenario], headers: { 'content-type': 'application/json' } };
 const block = Number(blockText);
 const rounds = Number(roundsText);
 const micros: Record<string, number[]> = { after: [], before: [] };

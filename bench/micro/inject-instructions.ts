@@ -18,6 +18,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { INJECT_REQUESTS } from './inject-requests.js';
 
 const [beforeDist, scenario = 'S1', blockText = '2000', roundsText = '6'] = process.argv.slice(2);
 if (beforeDist === undefined) throw new Error('usage: inject-instructions.ts <before-dist> <S1|S2|S3|B3> [block] [rounds]');
@@ -79,18 +80,7 @@ if (process.env.INJECT_UNDER_CALLGRIND === undefined) {
     apps[name] = await buildApp(configs[name] as object, { logger: { level: 'info', stream: pino.destination('/dev/null') } });
     await apps[name].ready();
   }
-  const MIXED = [
-    (i: number) => ({ operation: 'isEven', input: i }),
-    () => ({ operation: 'sort', input: [3, 1, 2] }),
-    (i: number) => ({ operation: 'toString', input: { b: 1, a: [i] } }),
-    () => ({ operation: 'stringSplit', input: { string: 'a,b,c', seperator: ',' } }),
-  ];
-  const REQUESTS: Record<string, object> = {
-    S1: { method: 'POST', url: '/api/isEven', payload: '{"input":12345}' },
-    S2: { method: 'GET', url: '/api/isOdd/12345' },
-    S3: { method: 'POST', url: '/api/sort', payload: JSON.stringify({ input: Array.from({ length: 1000 }, (_, i) => ((i * 7919) % 2001) - 1000) }) },
-    B3: { method: 'POST', url: '/api/batch', payload: JSON.stringify({ operations: Array.from({ length: 200 }, (_, i) => MIXED[i % 4]!(i)) }) },
-  };
+  const REQUESTS = INJECT_REQUESTS;
   const json = { 'content-type': 'application/json' };
   // The mixed warm-up every target gets in the bench: each scenario and a 400, 404 and 405.
   const warmUp = [
