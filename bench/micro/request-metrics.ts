@@ -2,11 +2,11 @@
  * The request metrics' update per request, in one process, alternating: prom-client's own counter,
  * histogram and operations counter updated by labels (as the service did up to c8c3924), against
  * the service's cells (http/observability/metrics.ts), which resolve labels only at the scrape.
- * Both after the same label sets have been seen. Build first (`npm run build`).
+ * Both after the same label sets have been seen.
  *   npx tsx bench/micro/request-metrics.ts
  */
 import { Counter, Histogram, Registry } from 'prom-client';
-import { createHttpMetrics } from '../../dist/http/observability/metrics.js';
+import { createHttpMetrics } from '../../src/http/observability/metrics.js';
 
 const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 const LABELS = ['method', 'route', 'status'];
