@@ -222,8 +222,14 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
     markLegacyResponses(app, config, prefix);
     await app.register(legacyRoutes, { ...answering, successorPrefix: prefix });
   }
-  if (fixedCors === undefined) answerOtherMethods(app, routes);
-  // Fixed CORS headers come with the others; @fastify/cors answers the preflights, on the OPTIONS routes alone.
-  else await app.register(async (preflights) => (await allowOrigins(preflights, config.corsOrigins), answerOtherMethods(app, routes, preflights)));
+  if (fixedCors === undefined) {
+    answerOtherMethods(app, routes);
+  } else {
+    // Fixed CORS headers come with the others; @fastify/cors answers the preflights, on the OPTIONS routes alone.
+    await app.register(async (preflights) => {
+      await allowOrigins(preflights, config.corsOrigins);
+      answerOtherMethods(app, routes, preflights);
+    });
+  }
   return app;
 }

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { parse } from 'yaml';
 import { startServer } from '../process.js';
-import { freePort, installed, ROOT, sh, waitForHttp } from './tools.js';
+import { installed } from '../../bench/load.js';
+import { freePort, ROOT, sh, waitForHttp } from './tools.js';
 
 // What operators page on (deploy/prometheus/rules.yaml) and look at (deploy/grafana/), run for
 // real: promtool's own checks and unit tests, then a Prometheus scraping the admin port of a

@@ -5,7 +5,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
-import { freePort, installed, ROOT, waitForHttp } from './tools.js';
+import { installed } from '../../bench/load.js';
+import { freePort, ROOT, waitForHttp } from './tools.js';
 
 // A rolling restart behind a real load balancer loses no request: two instances behind haproxy,
 // which health-checks /readyz on the admin port, under wrk's keep-alive load; each instance in

@@ -1,5 +1,5 @@
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -47,14 +47,9 @@ export function podmanMissing(): string | undefined {
   return undefined;
 }
 
-/** Whether a command is on the PATH. */
-export function installed(command: string): boolean {
-  return spawnSync('sh', ['-c', `command -v ${command}`]).status === 0;
-}
-
 /** The `FROM` image of deploy/Dockerfile, e.g. `node:26.10.0-bookworm-slim`. */
 export function baseImage(): { name: string; nodeVersion: string } {
-  const dockerfile = execFileSync('cat', [join(ROOT, 'deploy/Dockerfile')], { encoding: 'utf8' });
+  const dockerfile = readFileSync(join(ROOT, 'deploy/Dockerfile'), 'utf8');
   const name = /^FROM (\S+)/m.exec(dockerfile)?.[1] ?? '';
   const nodeVersion = /^node:(\d+\.\d+\.\d+)-bookworm/.exec(name)?.[1];
   if (nodeVersion === undefined) throw new Error(`deploy/Dockerfile's FROM is ${name}, not node:<version>-bookworm…`);
