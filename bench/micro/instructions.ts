@@ -70,8 +70,13 @@ function send(base: string, scenario: Pick<Scenario, 'method' | 'path' | 'body'>
   });
 }
 
-/** Self instructions by function name (and the object it lives in) in one callgrind dump; the total. */
-function readDump(file: string): { total: number; self: Map<string, number> } {
+/**
+ * Self and inclusive instructions by function name (and the object it lives in) in one callgrind
+ * dump; the total. A function's inclusive cost is its own plus that of the calls it makes (to
+ * other functions: a recursive call's cost is already in the caller's), so a hook's inclusive cost
+ * holds the runtime calls, inline-cache misses and allocations it causes.
+ */
+function readDump(file: string): { total: number; self: Map<string, number>; calls: Map<string, number> } {
   const names = { fn: new Map<string, string>(), ob: new Map<string, string>() };
   const named = (kind: 'fn' | 'ob', text: string): string => {
     const match = /^\((\d+)\)(?: (.*))?$/.exec(text);
@@ -80,27 +85,30 @@ function readDump(file: string): { total: number; self: Map<string, number> } {
     return names[kind].get(match[1] as string) ?? text;
   };
   const self = new Map<string, number>();
+  // Inclusive cost of calls by caller and callee, `fn\tob\tcallee`: summed by name once JIT code is named.
+  const calls = new Map<string, number>();
+  const add = (map: Map<string, number>, key: string, cost: number) => map.set(key, (map.get(key) ?? 0) + cost);
   let total = 0;
   let fn = '';
   let ob = '';
+  let callee = '';
   let skipNext = false;
   for (const line of readFileSync(file, 'utf8').split('\n')) {
     if (line.startsWith('summary:')) total = Number(line.slice(8));
     else if (line.startsWith('ob=')) ob = named('ob', line.slice(3));
     else if (line.startsWith('fn=')) fn = named('fn', line.slice(3));
-    else if (line.startsWith('cfn=')) named('fn', line.slice(4));
+    else if (line.startsWith('cfn=')) callee = named('fn', line.slice(4));
     else if (line.startsWith('cob=')) named('ob', line.slice(4));
     else if (line.startsWith('calls=')) skipNext = true;
     else if (/^[0-9+*-]/.test(line)) {
-      if (skipNext) skipNext = false;
-      else {
-        const cost = Number(line.split(' ')[1] ?? 0);
-        const key = `${fn}\t${ob}`;
-        self.set(key, (self.get(key) ?? 0) + cost);
-      }
+      const cost = Number(line.split(' ')[1] ?? 0);
+      const key = `${fn}\t${ob}`;
+      if (skipNext) add(calls, `${key}\t${callee}`, cost);
+      else add(self, key, cost);
+      skipNext = false;
     }
   }
-  return { total, self };
+  return { total, self, calls };
 }
 
 interface CodeRange {
@@ -157,6 +165,10 @@ interface Measured {
   idlePerSecond: number;
   byGroup?: Record<string, number>;
   topFunctions?: Array<[string, number]>;
+  /** JavaScript functions by inclusive instructions a request: what each stage costs with all it calls. */
+  topInclusive?: Array<[string, number]>;
+  /** The target's own functions (its hooks, handlers, engine) by inclusive instructions, each with what it calls. */
+  ownFunctions?: Array<{ function: string; inclusive: number; callees: Array<[string, number]> }>;
 }
 
 // valgrind and vgdb (behind callgrind_control) name their shared pipe after the user and host
@@ -208,7 +220,7 @@ async function measure(name: TargetName): Promise<Measured[]> {
     const results: Measured[] = [];
     for (const scenario of chosen) {
       if ((await send(base, scenario)) !== 200) throw new Error(`${name} does not answer ${scenario.id} with 200`);
-      const windows: Array<{ total: number; seconds: number; self: Map<string, number> }> = [];
+      const windows: Array<{ total: number; seconds: number; self: Map<string, number>; calls: Map<string, number> }> = [];
       for (let w = 0; w < Number(flags.windows); w++) {
         dump();
         const started = performance.now();
@@ -235,14 +247,46 @@ async function measure(name: TargetName): Promise<Measured[]> {
         const ranges = readPerfMap(pid);
         const groups = new Map<string, number>();
         const functions = new Map<string, number>();
+        const inclusive = new Map<string, number>();
+        const add = (map: Map<string, number>, key: string, cost: number) => map.set(key, (map.get(key) ?? 0) + cost / count);
+        const named = (fn: string) => {
+          const address = /^0x[0-9a-f]+$/.test(fn) ? parseInt(fn, 16) : undefined;
+          return (address === undefined ? undefined : nameOf(address, ranges)) ?? fn;
+        };
         for (const [key, cost] of busy.self) {
           const [fn = '', ob = ''] = key.split('\t');
-          const address = /^0x[0-9a-f]+$/.test(fn) ? parseInt(fn, 16) : undefined;
-          const name = (address === undefined ? undefined : nameOf(address, ranges)) ?? fn;
-          const group = groupOf(name, ob);
-          groups.set(group, (groups.get(group) ?? 0) + cost / count);
-          functions.set(name, (functions.get(name) ?? 0) + cost / count);
+          const name = named(fn);
+          add(groups, groupOf(name, ob), cost);
+          add(functions, name, cost);
+          add(inclusive, name, cost);
         }
+        // What the target's own functions call, by callee: where a stage's inclusive cost goes.
+        const callees = new Map<string, Map<string, number>>();
+        // A call within one function (recursion, or two entries of one piece of JIT code) is already counted.
+        for (const [key, cost] of busy.calls) {
+          const [fn = '', , callee = ''] = key.split('\t');
+          const name = named(fn);
+          const calleeName = named(callee);
+          if (calleeName === name) continue;
+          add(inclusive, name, cost);
+          if (groupOf(name, '') === 'the target itself') {
+            const own = callees.get(name) ?? new Map<string, number>();
+            callees.set(name, add(own, calleeName, cost));
+          }
+        }
+        const rounded = (entries: Iterable<[string, number]>, top: number) =>
+          [...entries]
+            .sort((a, b) => b[1] - a[1])
+            .slice(0, top)
+            .map(([fn, n]): [string, number] => [fn, Math.round(n)]);
+        result.topInclusive = rounded(
+          [...inclusive].filter(([fn]) => fn.startsWith('JS:')),
+          120,
+        );
+        result.ownFunctions = rounded(
+          [...inclusive].filter(([fn]) => groupOf(fn, '') === 'the target itself'),
+          40,
+        ).map(([fn, n]) => ({ function: fn, inclusive: n, callees: rounded(callees.get(fn) ?? [], 12) }));
         result.byGroup = Object.fromEntries([...groups].sort((a, b) => b[1] - a[1]).map(([group, n]) => [group, Math.round(n)]));
         result.topFunctions = [...functions]
           .sort((a, b) => b[1] - a[1])
