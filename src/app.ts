@@ -8,6 +8,8 @@ import { createOffloadPool, type OffloadPool } from './http/memory/offload-pool.
 import { AJV_CUSTOM_OPTIONS } from './engine/validation.js';
 import { answerOtherMethods, recordRoutes } from './http/protocol/allowed-methods.js';
 import { jsonBodyParser } from './http/protocol/json-body.js';
+import { decodeRequestBodies } from './http/protocol/content-coding.js';
+import { codeAnswers } from './http/protocol/answer-coding.js';
 import { registerOpenApi } from './http/operations/openapi.js';
 import { DEFAULT_PREFIX } from './operations/index.js';
 import { problemOf } from './operations/problem.js';
@@ -191,10 +193,14 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
     shuttingDown: () => !lifecycle.ready || isClosing(),
   });
   logAndCountAnswers(app, metrics, config.accessLog, config.slowRequestMs);
+  // Answers compressed when asked for (Accept-Encoding); before the routes, which it reads as they are added.
+  await codeAnswers(app, config.compressMinBytes);
 
   // JSON is the only media type taken (docs/behaviour.md): Fastify's text/plain parser goes too.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, jsonBodyParser);
+  // Coded bodies (gzip, deflate, br, zstd) are decoded before they are read, within BODY_LIMIT.
+  decodeRequestBodies(app, config.bodyLimit);
 
   app.setErrorHandler(problemErrorHandler(config));
   app.setNotFoundHandler(async (request, reply) =>
@@ -209,6 +215,7 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
     bodyLimit: config.bodyLimit,
     offloadBodyBytes: config.offloadBodyBytes,
     admissionWaitMs: config.admissionWaitMs,
+    codesAnswers: config.compressMinBytes !== 'off',
   });
 
   const routes = recordRoutes(app);

@@ -159,6 +159,13 @@ export const SETTINGS = {
     ...integer(1, MOST, 'a number of bytes'),
     meaning: 'Largest request body; a larger one gets 413',
   }),
+  compressMinBytes: setting<number | 'off'>({
+    env: 'COMPRESS_MIN_BYTES',
+    default: KIB,
+    ...or('off', size(0)),
+    meaning:
+      'Answers of at least this size are compressed when the request asks for it (`Accept-Encoding`: zstd, br, gzip or deflate), smaller ones are sent as they are; `off` compresses none. Request bodies are decoded whatever it says',
+  }),
   memoryLimit: setting<number | 'auto'>({
     env: 'MEMORY_LIMIT',
     default: 'auto',

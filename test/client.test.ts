@@ -22,6 +22,25 @@ describe('createClient against the running service', () => {
     assert.deepEqual(Object.keys(client).sort(), operationIds.sort());
   });
 
+  test('gzipBodiesFrom: bodies of at least that many bytes go gzip-coded, smaller ones as they are; coded answers are read', async () => {
+    const seen: Array<{ encoding: string | undefined; answered: string | null }> = [];
+    const watching: typeof fetch = async (url, init) => {
+      const response = await fetch(url, init);
+      seen.push({ encoding: (init?.headers as Record<string, string>)['content-encoding'], answered: response.headers.get('content-encoding') });
+      return response;
+    };
+    const coding = createClient({ baseUrl: app.listeningOrigin, fetch: watching, gzipBodiesFrom: 1000 });
+    const input = Array.from({ length: 2000 }, (_, i) => 2000 - i);
+    assert.deepEqual(await coding.sort({ input }), { sortedArray: input.toSorted((a, b) => a - b) });
+    assert.deepEqual(await coding.isEven({ input: 4 }), { ret: true });
+    assert.deepEqual(await coding.batch([{ operation: 'sort', input }]), [{ status: 200, result: { sortedArray: input.toSorted((a, b) => a - b) } }]);
+    assert.deepEqual(seen, [
+      { encoding: 'gzip', answered: 'gzip' },
+      { encoding: undefined, answered: null },
+      { encoding: 'gzip', answered: 'gzip' },
+    ]);
+  });
+
   test('every operation answers through its method', async () => {
     assert.deepEqual(await client.sort({ input: [3, 'a', 1, null], order: 'desc' }), { sortedArray: ['a', 3, 1, null] });
     assert.deepEqual(await client.isEven({ input: '9007199254740993' }), { ret: false });

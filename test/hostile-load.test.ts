@@ -4,12 +4,14 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
+import { brotliCompressSync, gzipSync, zstdCompressSync } from 'node:zlib';
 import { startServer } from './process.js';
 
 // Issue: legal requests must not take the service down. The built service, MEMORY_LIMIT=768MiB;
 // 24 connections send bodies at BODY_LIMIT to the costliest operations and batches of them, and
 // 6 streams send lines without end, none of them reading the answers, while probes and small
-// requests keep coming every 100 ms. Linux only (/proc).
+// requests keep coming every 100 ms; some bodies come gzip-coded asking for coded answers, and
+// some are decompression bombs. Linux only (/proc).
 
 const MIB = 1024 * 1024;
 const LIMIT = 768 * MIB;
@@ -19,8 +21,11 @@ const HOSTILE_STREAMS = 6;
 const HOSTILE_MS = 12_000;
 const ROOT = new URL('..', import.meta.url).pathname;
 
-/** Bodies just under BODY_LIMIT for the three costliest kinds of work. */
-function hostileBodies(): Array<[string, Buffer]> {
+/**
+ * Bodies just under BODY_LIMIT for the three costliest kinds of work, some gzip-coded with their
+ * answers asked for in br; and decompression bombs: 64 KiB or less that would inflate to 64 MiB.
+ */
+function hostileBodies(): Array<[string, Buffer, Record<string, string>?]> {
   const fill = (head: string, unit: string, tail: string): Buffer => {
     const count = Math.floor((BODY_LIMIT - head.length - tail.length) / unit.length);
     return Buffer.from(head + unit.repeat(count).slice(0, -1) + tail);
@@ -37,6 +42,13 @@ function hostileBodies(): Array<[string, Buffer]> {
     ['/api/stringSplit', Buffer.from(`{"input":{"seperator":"","string":"${'ab'.repeat((BODY_LIMIT - 64) / 2)}"}}`)],
     ['/api/toString', fill('{"input":[', '{"k":1},', ']}')],
     ['/api/sort', Buffer.from(`{"input":[${strings}]}`)],
+    ['/api/sort', gzipSync(`{"input":[${strings}]}`), { 'content-encoding': 'gzip', 'accept-encoding': 'br' }],
+    ['/api/batch', gzipSync(batchOf(sortItem, BODY_LIMIT)), { 'content-encoding': 'gzip', 'accept-encoding': 'zstd, gzip' }],
+    ['/api/sort', gzipSync(Buffer.alloc(64 * MIB, 0x20), { level: 9 }), { 'content-encoding': 'gzip' }],
+    ['/api/batch', brotliCompressSync(Buffer.alloc(64 * MIB, 0x20)), { 'content-encoding': 'br' }],
+    ...(typeof zstdCompressSync === 'function'
+      ? [['/api/toString', zstdCompressSync(Buffer.alloc(64 * MIB, 0x20)), { 'content-encoding': 'zstd' }] as [string, Buffer, Record<string, string>]]
+      : []),
   ];
 }
 
@@ -65,11 +77,12 @@ interface Answer {
 }
 
 /** Sends one request and reads only the start of its answer, then nothing more. */
-function hostileRequest(port: number, path: string, body: Buffer, sockets: Socket[], answers: Answer[]): void {
+function hostileRequest(port: number, path: string, body: Buffer, headers: Record<string, string>, sockets: Socket[], answers: Answer[]): void {
   const socket = connect(port, '127.0.0.1');
   sockets.push(socket);
   socket.on('error', () => undefined);
-  socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+  socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n${extra.join('')}\r\n`);
   socket.write(body);
   socket.once('data', (chunk: Buffer) => {
     const head = chunk.toString('utf8', 0, 2048);
@@ -140,8 +153,8 @@ describe('hostile load within MEMORY_LIMIT', () => {
       const sockets: Socket[] = [];
       const answers: Answer[] = [];
       for (let i = 0; i < HOSTILE_CONNECTIONS; i++) {
-        const [path, body] = bodies[i % bodies.length] as [string, Buffer];
-        hostileRequest(server.port, path, body, sockets, answers);
+        const [path, body, headers = {}] = bodies[i % bodies.length] as [string, Buffer, Record<string, string>?];
+        hostileRequest(server.port, path, body, headers, sockets, answers);
       }
       for (let i = 0; i < HOSTILE_STREAMS; i++) hostileStream(server.port, sockets, answers);
       await new Promise((resolve) => setTimeout(resolve, HOSTILE_MS));

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
+import { promisify } from 'node:util';
 import { SETTINGS } from '../src/config.js';
 import { GENERATED, withTables } from '../scripts/readme-tables.js';
 import { build } from './http/helper.js';
@@ -24,7 +25,8 @@ function examples(): Example[] {
   const lines = documents.split('\n');
   const found: Example[] = [];
   lines.forEach((line, index) => {
-    if (!line.startsWith('$ curl ')) return;
+    // A piped example (coded bytes) is run by a shell instead: the test of the compressed-body examples.
+    if (!line.startsWith('$ curl ') || line.includes(' | ')) return;
     const url = /localhost:3000(\/\S*)/.exec(line)?.[1];
     // curl sends the bytes as typed; the shell leaves single-quoted text alone, and turns \n in $'…' into a line break.
     const data = /-d '([^']*)'/.exec(line)?.[1] ?? /--data-binary \$'([^']*)'/.exec(line)?.[1]?.replaceAll('\\n', '\n');
@@ -68,6 +70,22 @@ for (const example of examples()) {
     assert.equal(response.body.trimEnd(), example.output);
   });
 }
+
+// The examples with coded bytes go through a shell and a real socket: gzip, gunzip and curl as a user types them.
+test('README: the compressed-body examples print what the README shows, run by bash against the service', async (t) => {
+  const app = await build(t);
+  const base = await app.listen({ port: 0, host: '127.0.0.1' });
+  const lines = readme.split('\n');
+  const piped = lines.flatMap((line, index) =>
+    line.startsWith('$ ') && /\| g(un)?zip/.test(line) ? [{ command: line.slice(2), output: lines[index + 1] }] : [],
+  );
+  assert.equal(piped.length, 2);
+  for (const { command, output } of piped) {
+    // Asynchronously: the service answering it runs in this process.
+    const { stdout } = await promisify(execFile)('bash', ['-c', command.replaceAll('localhost:3000', base.replace('http://', ''))], { encoding: 'utf8' });
+    assert.equal(stdout.trimEnd(), output, command);
+  }
+});
 
 test('the generated tables (configuration in docs/operations.md, migration in README) are those of the code (npm run readme:tables)', () => {
   for (const file of Object.keys(GENERATED)) {

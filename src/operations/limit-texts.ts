@@ -10,6 +10,8 @@ const RETRY = 'retry after the time in Retry-After';
 
 export const LIMIT_TEXTS = {
   body: (bodyLimit: number) => `The request body is larger than the limit of ${bodyLimit} bytes ${named('bodyLimit')}`,
+  decodedBody: (bodyLimit: number, coding: string) =>
+    `The request body, decoded from ${coding}, is larger than the limit of ${bodyLimit} bytes ${named('bodyLimit')}; it was not decoded further`,
   pathValue: (numberTextLimit: number) =>
     `A path segment is longer than this service accepts: numbers are limited to ${numberTextLimit} characters ${named('numberTextLimit')}`,
   depth: (maxDepth: number) => `nests deeper than the limit of ${maxDepth} levels ${named('maxDepth')}`,

@@ -9,6 +9,8 @@ import { sendProblem } from '../problem-responses.js';
 import { LIMIT_TEXTS } from '../../operations/limit-texts.js';
 import { SETTINGS } from '../../config.js';
 import { counterOf, gaugeOf } from '../observability/metrics.js';
+import { decoderBytesOf } from '../protocol/content-coding.js';
+import { encoderBytesOf } from '../protocol/answer-coding.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -41,6 +43,8 @@ export interface AdmissionOptions {
   readonly bodyLimit: number;
   readonly offloadBodyBytes: number;
   readonly admissionWaitMs: number;
+  /** Whether answers are compressed when asked for: an encoder's memory then counts too (answer-coding.ts). */
+  readonly codesAnswers: boolean;
 }
 
 /**
@@ -66,16 +70,21 @@ export function admitByMemory(app: FastifyInstance, options: AdmissionOptions): 
   // Route-level hooks on the routes with a body only, each made with its route's memory: other
   // routes (probes, GET operations) pay nothing.
   const admitFor =
-    (memory: RouteMemory): onRequestHookHandler =>
+    (memory: RouteMemory, codesAnswers: boolean): onRequestHookHandler =>
     (request, reply, done) => {
       const declared = Number(request.headers['content-length']);
       const fixed = 'fixedBytes' in memory;
       if (declared > bodyLimit && !fixed) return done(); // Fastify answers 413 without reading it
-      const chunked = Number.isNaN(declared) || fixed;
+      // A coded body's decoded size is not known before it is decoded: it counts as a chunked one, with its decoder.
+      const encoding = request.headers['content-encoding'];
+      const decoderBytes = encoding === undefined ? 0 : decoderBytesOf(encoding);
+      const accepted = codesAnswers ? request.headers['accept-encoding'] : undefined;
+      const coderBytes = decoderBytes + (accepted === undefined ? 0 : encoderBytesOf(accepted));
+      const chunked = Number.isNaN(declared) || fixed || decoderBytes > 0;
       const bodyBytes = chunked ? bodyLimit : declared;
       // A fixed reservation lasts as long as a stream runs, like a large body: small requests keep their share.
       const large = bodyBytes > offloadBodyBytes || fixed;
-      let bytes = fixed ? memory.fixedBytes : estimatePeakBytes(memory.perByte, bodyBytes, large);
+      let bytes = (fixed ? memory.fixedBytes : estimatePeakBytes(memory.perByte, bodyBytes, large)) + coderBytes;
       const ceiling = budget.ceiling(large);
       if (bytes > ceiling) {
         if (!chunked || fixed) return void sendProblem(reply, neverFits(bytes, bodyBytes, options));
@@ -95,16 +104,18 @@ export function admitByMemory(app: FastifyInstance, options: AdmissionOptions): 
       if (!(reserved instanceof Promise)) return admitted(reserved);
       reserved.then(admitted, () => refuseForNow(reply, retryAfter));
     };
-  // Once the body has arrived, its reservation comes down to what its real size needs, or the
+  // Once the body has arrived (decoded), its reservation comes down to what its real size needs, or the
   // request is refused when that is more than a request can ever have (a chunked body, admitted
   // before its size was known).
   const settle =
-    (perByte: number): preValidationHookHandler =>
+    (perByte: number, codesAnswers: boolean): preValidationHookHandler =>
     (request, _reply, done) => {
       const { reservation } = request;
       if (reservation === undefined) return done();
       const large = request.bodyBytes > offloadBodyBytes;
-      const bytes = estimatePeakBytes(perByte, request.bodyBytes, large);
+      // The body's decoder is done with; the answer's encoder is still to come.
+      const accepted = codesAnswers ? request.headers['accept-encoding'] : undefined;
+      const bytes = estimatePeakBytes(perByte, request.bodyBytes, large) + (accepted === undefined ? 0 : encoderBytesOf(accepted));
       if (bytes > budget.ceiling(large)) return done(new ProblemError(413, neverFits(bytes, request.bodyBytes, options).detail));
       reservation.shrink(bytes);
       done();
@@ -112,9 +123,10 @@ export function admitByMemory(app: FastifyInstance, options: AdmissionOptions): 
   app.addHook('onRoute', (route) => {
     const memory = route.config?.memory;
     if (memory === undefined) return;
-    route.onRequest = [...[route.onRequest ?? []].flat(), admitFor(memory)];
+    const codesAnswers = options.codesAnswers && route.compress !== false;
+    route.onRequest = [...[route.onRequest ?? []].flat(), admitFor(memory, codesAnswers)];
     // A fixed reservation stays as it is, whatever arrives.
-    if ('perByte' in memory) route.preValidation = [...[route.preValidation ?? []].flat(), settle(memory.perByte)];
+    if ('perByte' in memory) route.preValidation = [...[route.preValidation ?? []].flat(), settle(memory.perByte, codesAnswers)];
   });
 }
 

@@ -46,10 +46,11 @@ export interface ProbeSources {
  * (Prometheus text). Kept out of the OpenAPI document, which describes the operations.
  */
 export function registerProbes(app: FastifyInstance, sources: ProbeSources): void {
-  app.get('/healthz', { config: probeConfig, schema: { hide: true, response: { 200: StatusSchema } } }, async () => ({ status: 'ok' }));
+  app.get('/healthz', { compress: false, config: probeConfig, schema: { hide: true, response: { 200: StatusSchema } } }, async () => ({ status: 'ok' }));
   app.get(
     '/readyz',
     {
+      compress: false,
       config: readinessConfig,
       schema: { hide: true, response: { 200: StatusSchema } },
     },

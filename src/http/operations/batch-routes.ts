@@ -7,11 +7,12 @@ import { answerText, itemSchema } from '../../engine/items.js';
 import { problemOutcome } from '../../engine/run.js';
 import { answerBatch, type BatchLimits } from '../../engine/batch.js';
 import { LineAnswerer, type StreamLimits } from '../../engine/line-stream.js';
-import { jsonResponse, ProblemSchema, problemResponses } from './schemas.js';
+import { codingHeaders, jsonResponse, ProblemSchema, problemResponses } from './schemas.js';
 import { documentOnly, type Answering } from './routes.js';
 import { COSTLIEST_BYTES_PER_BYTE, streamPeakBytes } from '../memory/estimates.js';
 import { JSON_CONTENT_TYPE } from '../protocol/json-body.js';
 import { exemptFromRequestTimeout } from '../protocol/request-timeout.js';
+import { FLUSH_EACH_WRITE } from '../protocol/answer-coding.js';
 import { problemOf, ProblemError, type Problem } from '../../operations/problem.js';
 import { LIMIT_TEXTS } from '../../operations/limit-texts.js';
 import { SETTINGS } from '../../config.js';
@@ -92,6 +93,7 @@ export const batchRoutes: FastifyPluginAsync<Answering & { readonly limits: Many
           'Each operation is answered as its single endpoint would answer it, in order; a bad one gets its problem in its place ' +
           '(pointers rooted at `/operations/N`) and never fails the others. Only a batch that is itself wrong is refused as a whole.',
         tags: ['batch'],
+        headers: codingHeaders(true),
         body: BatchBodySchema,
         response: { 200: jsonResponse('The answers, in the order of the operations', BatchAnswerSchema), ...problemResponses(400, 413, 415, 429, 500, 503) },
       },
@@ -113,12 +115,16 @@ export const batchRoutes: FastifyPluginAsync<Answering & { readonly limits: Many
   await app.register(async (scope) => {
     // Only NDJSON here, read as it arrives; JSON is the batch's.
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('application/x-ndjson', (_request, _payload, done) => done(null, undefined));
+    // The body is handed on as a stream, decoded when it comes coded (protocol/content-coding.ts).
+    scope.addContentTypeParser('application/x-ndjson', (_request, payload, done) => done(null, payload));
     scope.post(
       '/stream',
       {
+        compress: FLUSH_EACH_WRITE,
         config: {
           memory: { fixedBytes: streamPeakBytes(limits.streamMaxLineBytes) },
+          // A stream has no total size; its lines have theirs (STREAM_MAX_LINE_BYTES), decoded or not.
+          decodedBodyLimit: Infinity,
           mediaTypeProblem: 'The stream must be NDJSON, one JSON object per line, sent with Content-Type: application/x-ndjson',
         },
         validatorCompiler: documentOnly,
@@ -129,9 +135,11 @@ export const batchRoutes: FastifyPluginAsync<Answering & { readonly limits: Many
             'NDJSON: each line is one operation, as in a batch; each answer is one line, in order, written as soon as it is known. ' +
             `A malformed line, or one over a limit, gets its problem line and the stream goes on. A line over ${SETTINGS.streamMaxLineBytes.env} is refused unread. ` +
             `The stream may run for ${SETTINGS.streamTimeoutMs.env} and be silent for ${SETTINGS.streamIdleTimeoutMs.env}; it holds a fixed share of the memory budget. ` +
+            'A coded body is decoded as it arrives, and coded answers (br, gzip, deflate) are flushed answer by answer; a coded body that turns out corrupt ends the stream with a 400 problem line. ' +
             'When the service shuts down, a running stream answers the lines it has read, then ends with a last line: a 503 problem whose `answered` says how many lines were answered ' +
             '(send the rest again, in a new stream, after `retryAfter` seconds); a new stream then gets 503 with `Retry-After`.',
           tags: ['batch'],
+          headers: codingHeaders(true),
           body: { content: { 'application/x-ndjson': { schema: { type: 'string', description: 'One operation per line', examples: [STREAM_EXAMPLE] } } } },
           response: {
             200: {
@@ -151,7 +159,7 @@ export const batchRoutes: FastifyPluginAsync<Answering & { readonly limits: Many
         request.operationTally = lines.tally;
         return reply
           .type(NDJSON_CONTENT_TYPE)
-          .send(Readable.from(answerLines(request.raw, reply.raw, lines, limits, answering.stopping), { objectMode: false }));
+          .send(Readable.from(answerLines(request.raw, request.body as Readable, reply.raw, lines, limits, answering.stopping), { objectMode: false }));
       },
     );
   });
@@ -167,13 +175,14 @@ export const batchRoutes: FastifyPluginAsync<Answering & { readonly limits: Many
  */
 async function* answerLines(
   request: IncomingMessage,
+  body: Readable,
   response: ServerResponse,
   lines: LineAnswerer,
   limits: ManyLimits,
   stopping: AbortSignal,
 ): AsyncGenerator<string> {
   const socket = request.socket;
-  const input = request.iterator({ destroyOnReturn: false });
+  const input = body.iterator({ destroyOnReturn: false });
   // Why the stream ends early, once a timeout has fired; `wake` ends a wait for input at once.
   // (A wait races its own promise, never one that lives as long as the stream: a pending promise
   // raced against every chunk would keep every chunk reachable.)
@@ -234,8 +243,12 @@ async function* answerLines(
     if (last !== '') yield last;
   } catch (error) {
     // The client went away mid-stream: there is no one to answer.
-    if (request.destroyed || socket.destroyed) return;
-    throw error;
+    if (socket.destroyed || (request.destroyed && !request.complete)) return;
+    if (!(error instanceof ProblemError)) throw error;
+    // A coded stream that turns out corrupt: the lines before were answered; its problem is the last line,
+    // and the connection closes once it is written, the rest of the body unread.
+    response.once('finish', () => socket.destroySoon());
+    yield answerText(problemOutcome(error.problem)) + '\n';
   } finally {
     stopping.removeEventListener('abort', shutdown);
     clearTimeout(idle);

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { CURRENT_OPERATION_IDS, JsonText, OPERATIONS, type Operation, type OperationId } from '../../operations/index.js';
 import type { BatchLimits } from '../../engine/batch.js';
 import { JSON_CONTENT_TYPE } from '../protocol/json-body.js';
-import { jsonResponse, NumberParamsSchema, problemResponses } from './schemas.js';
+import { codingHeaders, jsonResponse, NumberParamsSchema, problemResponses } from './schemas.js';
 import { sendProblem } from '../problem-responses.js';
 import type { OffloadPool } from '../memory/offload-pool.js';
 import { runBody, runPathValue, type Outcome } from '../../engine/run.js';
@@ -21,6 +21,9 @@ export interface Answering {
  * and the handlers already return the exact shape.
  */
 const serializeNatively = { serializerCompiler: () => (data: unknown) => JSON.stringify(data) };
+
+/** Route option of an operation whose answers are always small (a parity, `isNumber`): none is worth compressing (answer-coding.ts). */
+const neverCoded = { compress: false } as const;
 
 /** The body is read by the engine (engine/run.ts), with the same schema: Fastify's validator only documents it. */
 export const documentOnly = () => () => true;
@@ -43,7 +46,7 @@ export function postOperation(app: FastifyInstance, id: OperationId, answering: 
   const operation = OPERATIONS[id] as Operation;
   const { limits, offloadBodyBytes, pool } = answering;
   const options: RouteShorthandOptions = {
-    ...(operation.largeResult === true ? serializeNatively : {}),
+    ...(operation.largeResult === true ? serializeNatively : neverCoded),
     config: { memory: { perByte: operation.memory }, countsAs: id },
     validatorCompiler: documentOnly,
     schema: {
@@ -52,6 +55,7 @@ export function postOperation(app: FastifyInstance, id: OperationId, answering: 
       description: operation.description,
       tags: [operation.tag],
       ...schema.extra,
+      headers: codingHeaders(operation.largeResult === true),
       body: operation.body,
       response: { 200: schema.response200, ...problemResponses(...operation.errors) },
     },
@@ -73,6 +77,7 @@ export const operationRoutes: FastifyPluginAsync<Answering> = async (app, answer
     app.withTypeProvider<TypeBoxTypeProvider>().get(
       `${operation.path}/:number`,
       {
+        ...(operation.largeResult === true ? {} : neverCoded),
         config: { countsAs: id },
         schema: {
           operationId: `${id}ByPath`,
