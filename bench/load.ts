@@ -14,6 +14,8 @@ export interface LoadResult {
   /** Connection errors and timeouts. */
   errors: number;
   non2xx: number;
+  /** wrk only: the bytes of the answers, headers included (wrk's "MB read"). */
+  bytesRead?: number;
 }
 
 export interface Load {
@@ -25,6 +27,8 @@ export interface Load {
   seconds: number;
   /** autocannon only: stop after this many requests instead of after `seconds`. */
   requests?: number;
+  /** wrk only: headers besides the content type, such as `accept-encoding`. */
+  headers?: Readonly<Record<string, string>>;
 }
 
 export type LoadGenerator = 'wrk' | 'autocannon';
@@ -46,6 +50,7 @@ export function installed(command: string): boolean {
 export async function generateLoad(generator: LoadGenerator, load: Load, pin: readonly string[], workDir: string): Promise<LoadResult> {
   if (generator === 'autocannon') return autocannonLoad(load);
   const args = ['-t1', `-c${load.connections}`, `-d${load.seconds}s`, '--timeout', '10s', '--latency'];
+  for (const [name, value] of Object.entries(load.headers ?? {})) args.push('-H', `${name}: ${value}`);
   if (load.method === 'POST') {
     const script = join(workDir, 'wrk-post.lua');
     writeFileSync(
@@ -104,5 +109,16 @@ export function parseWrk(stdout: string): LoadResult {
   const errors = socket ? socket.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0;
   const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(stdout)?.[1] ?? 0);
   if (!Number.isFinite(requests) || !Number.isFinite(requestsPerSecond)) throw new Error(`unexpected wrk output:\n${stdout}`);
-  return { requests, requestsPerSecond, p50Ms: wrkDuration(stdout, '50'), p99Ms: wrkDuration(stdout, '99'), errors, non2xx };
+  // wrk's units are binary: 1.50MB is 1.5 × 2^20 bytes.
+  const read = /requests in [\d.]+\w+, ([\d.]+)([KMGT]?B) read/.exec(stdout);
+  const bytesRead = read === null ? undefined : Number(read[1]) * 1024 ** 'BKMGT'.indexOf((read[2] as string).charAt(0));
+  return {
+    requests,
+    requestsPerSecond,
+    p50Ms: wrkDuration(stdout, '50'),
+    p99Ms: wrkDuration(stdout, '99'),
+    errors,
+    non2xx,
+    ...(bytesRead === undefined ? {} : { bytesRead }),
+  };
 }

@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { before, describe, test } from 'node:test';
+import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { brotliCompressSync, gzipSync, zstdCompressSync } from 'node:zlib';
 import { startServer } from './process.js';
@@ -209,4 +210,69 @@ describe('hostile load within MEMORY_LIMIT', () => {
       assert.ok(givenBack(rss), `RSS ${(rss / MIB).toFixed(0)} MiB ${settleMs} ms after the clients left, ${(idle / MIB).toFixed(0)} MiB idle`);
     });
   }
+});
+
+describe('decompression bombs (docs/behaviour.md §3, BODY_LIMIT)', () => {
+  const bombs = Object.entries({
+    gzip: gzipSync(Buffer.alloc(64 * MIB, 0x20), { level: 9 }),
+    br: brotliCompressSync(Buffer.alloc(64 * MIB, 0x20)),
+    ...(typeof zstdCompressSync === 'function' ? { zstd: zstdCompressSync(Buffer.alloc(64 * MIB, 0x20)) } : {}),
+  });
+  test('90 bombs of at most 64 KiB, each inflating to 64 MiB: each 413, never inflated past BODY_LIMIT: a few ms of CPU each, RSS bounded', async (t) => {
+    const server = await startServer(t, { BODY_LIMIT: '1048576', LOG_LEVEL: 'warn' }, [`${ROOT}dist/main.js`]);
+    const rssMiB = () => (Number(readFileSync(`/proc/${server.child.pid}/statm`, 'utf8').split(' ')[1]) * 4096) / MIB;
+    const cpuMs = () => {
+      const fields = readFileSync(`/proc/${server.child.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+      return (Number(fields[11]) + Number(fields[12])) * 10;
+    };
+    const send = async (coding: string, bomb: Buffer) => {
+      const answer = await fetch(`${server.base}/api/sort`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-encoding': coding },
+        body: bomb,
+      });
+      const text = await answer.text();
+      assert.equal(answer.status, 413, `${coding}: ${text}`);
+      assert.match(text, /decoded from \w+, is larger than the limit of 1048576 bytes \(BODY_LIMIT\)/);
+    };
+    // A plain body a little over the limit, sent chunked: refused as soon as it passes it, as a bomb is.
+    const plain = Buffer.alloc(1024 * 1024 + 64 * 1024, 0x20);
+    const sendPlain = async () => {
+      const answer = await fetch(`${server.base}/api/sort`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: Readable.from([plain]),
+        duplex: 'half',
+      });
+      assert.equal(answer.status, 413, await answer.text());
+    };
+    for (const [coding, bomb] of bombs) await send(coding, bomb); // the code paths warmed up
+    await sendPlain();
+    const idle = rssMiB();
+    const peakOf = async (requests: () => Promise<void>) => {
+      let peak = 0;
+      for (let round = 0; round < 30; round++) {
+        await requests();
+        peak = Math.max(peak, rssMiB());
+      }
+      return peak;
+    };
+    const plainPeak = await peakOf(async () => {
+      for (let i = 0; i < bombs.length; i++) await sendPlain();
+    });
+    const cpuBefore = cpuMs();
+    const bombPeak = await peakOf(async () => {
+      for (const [coding, bomb] of bombs) await send(coding, bomb);
+    });
+    const cpu = (cpuMs() - cpuBefore) / (30 * bombs.length);
+    t.diagnostic(
+      `${30 * bombs.length} bombs: ${cpu.toFixed(1)} ms of CPU each; RSS ${idle.toFixed(0)} MiB before, at most ${bombPeak.toFixed(0)} MiB (after as many plain bodies over the limit: at most ${plainPeak.toFixed(0)} MiB)`,
+    );
+    // Inflating one whole bomb takes 200-300 ms of CPU here (bench/results/content-coding/decompression-bomb.json).
+    assert.ok(cpu < 60, `${cpu.toFixed(1)} ms of CPU a bomb`);
+    // What bombs leave is their decoded MiB each, garbage until V8 collects it (V8 lets up to about 64 MiB
+    // of such buffers wait), and the decoders' windows the allocator keeps after they are freed (br 4 MiB
+    // and zstd up to 8 MiB here): bounded, whatever the bombs would inflate to. 90 bombs inflated whole would be 5.6 GiB.
+    assert.ok(bombPeak - idle < 128, `RSS rose ${(bombPeak - idle).toFixed(0)} MiB`);
+  });
 });

@@ -233,7 +233,9 @@ async function measure(name: TargetName): Promise<Measured[]> {
       await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000));
       const idlePerSecond = dump().total / idleSeconds;
       const figures = windows.map((w) => Math.round((w.total - idlePerSecond * w.seconds) / count));
-      const busy = windows.at(-1) as (typeof windows)[number];
+      // By function, the window whose figure is the result: the least after the first.
+      const least = figures.indexOf(Math.min(...(figures.length > 1 ? figures.slice(1) : figures)));
+      const busy = windows[least] as (typeof windows)[number];
       const result: Measured = {
         target: name,
         scenario: scenario.id,
