@@ -77,12 +77,12 @@ export const jsonResponse = (description: string, schema: TSchema) => ({ ...sche
  * validate them: protocol/content-coding.ts and answer-coding.ts read them): the body's coding, and
  * on routes whose answers may be large, the codings the answer may come in.
  */
+// No examples: the docs page's "Try it out" fills a parameter with its example, and would send a plain body marked gzip.
 export const codingHeaders = (codedAnswers: boolean) =>
   Type.Object({
     'content-encoding': Type.Optional(
       Type.String({
         description: `The body's coding, if any: ${REQUEST_CODINGS.join(', ')} or identity; it is decoded before it is read, and ${SETTINGS.bodyLimit.env} applies to the decoded bytes. Another coding gets 415`,
-        examples: ['gzip'],
       }),
     ),
     ...(codedAnswers
@@ -90,7 +90,6 @@ export const codingHeaders = (codedAnswers: boolean) =>
           'accept-encoding': Type.Optional(
             Type.String({
               description: `Answers of ${SETTINGS.compressMinBytes.env} (1 KiB by default) or more are sent in the coding this asks for, by q-value: ${ANSWER_CODINGS.join(', ')}; the answer then says \`Content-Encoding\`, and every answer \`Vary: Accept-Encoding\``,
-              examples: ['gzip, br;q=0.9'],
             }),
           ),
         }

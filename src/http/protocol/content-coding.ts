@@ -140,23 +140,21 @@ export function decodedBody(raw: Readable, coding: RequestCoding, limit: number)
  * registered.
  */
 export function decodeRequestBodies(app: FastifyInstance, bodyLimit: number): void {
-  const decodeWithin =
-    (limit: number): preParsingHookHandler =>
-    (request, _reply, payload, done) => {
-      const header = request.headers['content-encoding'];
-      if (header === undefined) return done(null, payload);
-      let coding: RequestCoding | undefined;
-      try {
-        coding = requestCoding(header);
-      } catch (error) {
-        return done(error as ProblemError);
-      }
-      done(null, coding === undefined ? payload : decodedBody(payload, coding, limit));
-    };
+  // One hook for every route, its limit read from the route only for a coded body: a plain body costs a header lookup.
+  const decodeIfCoded: preParsingHookHandler = (request, _reply, payload, done) => {
+    const header = request.headers['content-encoding'];
+    if (header === undefined) return done(null, payload);
+    let coding: RequestCoding | undefined;
+    try {
+      coding = requestCoding(header);
+    } catch (error) {
+      return done(error as ProblemError);
+    }
+    done(null, coding === undefined ? payload : decodedBody(payload, coding, request.routeOptions.config.decodedBodyLimit ?? bodyLimit));
+  };
   app.addHook('onRoute', (route) => {
-    const methods = [route.method].flat();
-    if (!methods.includes('POST')) return;
-    route.preParsing = [decodeWithin(route.config?.decodedBodyLimit ?? bodyLimit), ...[route.preParsing ?? []].flat()];
+    if (![route.method].flat().includes('POST')) return;
+    route.preParsing = [decodeIfCoded, ...[route.preParsing ?? []].flat()];
   });
 }
 
