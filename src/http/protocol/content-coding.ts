@@ -18,10 +18,11 @@ const MIB = 1024 * KIB;
 const ZSTD_WINDOW_LOG_MAX = 23;
 
 const CODINGS: readonly RequestCoding[] = [
-  // A 32 KiB window (RFC 1951 §2) and zlib's inflate state, with room for its output buffer.
-  { name: 'gzip', decoderBytes: 64 * KIB, decoder: () => zlib.createGunzip() },
+  // A 32 KiB window (RFC 1951 §2), zlib's inflate state and the output it holds: 133-387 KiB measured
+  // (bench/micro/coder-memory.ts: bench/results/content-coding/coder-memory.txt).
+  { name: 'gzip', decoderBytes: 384 * KIB, decoder: () => zlib.createGunzip() },
   // HTTP's "deflate" is the zlib format (RFC 9110 §8.4.1.2), not raw deflate.
-  { name: 'deflate', decoderBytes: 64 * KIB, decoder: () => zlib.createInflate() },
+  { name: 'deflate', decoderBytes: 384 * KIB, decoder: () => zlib.createInflate() },
   // Brotli's window is at most 16 MiB (RFC 7932 §9.1), allocated as the stream asks.
   { name: 'br', decoderBytes: 16 * MIB + 256 * KIB, decoder: () => zlib.createBrotliDecompress() },
   ...(typeof zlib.createZstdDecompress === 'function'
@@ -80,7 +81,7 @@ export function requestCoding(header: string | undefined): RequestCoding | undef
  * budget: 0 for none, or for a coding that will be refused.
  *
  * @example
- * decoderBytesOf('gzip') //=> 65536
+ * decoderBytesOf('gzip') //=> 393216
  */
 export function decoderBytesOf(header: string): number {
   try {
