@@ -28,8 +28,17 @@ Requests/sec:  16734.52
 Transfer/sec:      3.06MB
 `;
 
-test('wrk output is read into requests, req/s, p50 and p99 in ms, errors and non-2xx', () => {
-  assert.deepEqual(parseWrk(WRK_OUTPUT), { requests: 167512, requestsPerSecond: 16734.52, p50Ms: 2.88, p99Ms: 0.85, errors: 3, non2xx: 4 });
+test('wrk output is read into requests, req/s, p50 and p99 in ms, errors, non-2xx and bytes read', () => {
+  assert.deepEqual(parseWrk(WRK_OUTPUT), {
+    requests: 167512,
+    requestsPerSecond: 16734.52,
+    p50Ms: 2.88,
+    p99Ms: 0.85,
+    errors: 3,
+    non2xx: 4,
+    // wrk's MB are 2^20 bytes.
+    bytesRead: 30.67 * 1024 * 1024,
+  });
   assert.throws(() => parseWrk('unable to connect to 127.0.0.1:1 Connection refused'), /unexpected wrk output/);
 });
 
