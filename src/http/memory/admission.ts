@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, onRequestHookHandler, preValidationHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, preValidationHookHandler } from 'fastify';
 import { Counter, type Metric } from 'prom-client';
 import type { Tally } from '../../engine/items.js';
 import type { OperationId } from '../../operations/index.js';
@@ -78,8 +78,7 @@ export function admitByMemory(app: FastifyInstance, options: AdmissionOptions): 
       // A coded body's decoded size is not known before it is decoded: it counts as a chunked one, with its decoder.
       const encoding = request.headers['content-encoding'];
       const decoderBytes = encoding === undefined ? 0 : decoderBytesOf(encoding);
-      const accepted = codesAnswers ? request.headers['accept-encoding'] : undefined;
-      const coderBytes = decoderBytes + (accepted === undefined ? 0 : encoderBytesOf(accepted));
+      const coderBytes = decoderBytes + answerEncoderBytes(request, codesAnswers);
       const chunked = Number.isNaN(declared) || fixed || decoderBytes > 0;
       const bodyBytes = chunked ? bodyLimit : declared;
       // A fixed reservation lasts as long as a stream runs, like a large body: small requests keep their share.
@@ -114,8 +113,7 @@ export function admitByMemory(app: FastifyInstance, options: AdmissionOptions): 
       if (reservation === undefined) return done();
       const large = request.bodyBytes > offloadBodyBytes;
       // The body's decoder is done with; the answer's encoder is still to come.
-      const accepted = codesAnswers ? request.headers['accept-encoding'] : undefined;
-      const bytes = estimatePeakBytes(perByte, request.bodyBytes, large) + (accepted === undefined ? 0 : encoderBytesOf(accepted));
+      const bytes = estimatePeakBytes(perByte, request.bodyBytes, large) + answerEncoderBytes(request, codesAnswers);
       if (bytes > budget.ceiling(large)) return done(new ProblemError(413, neverFits(bytes, request.bodyBytes, options).detail));
       reservation.shrink(bytes);
       done();
@@ -128,6 +126,12 @@ export function admitByMemory(app: FastifyInstance, options: AdmissionOptions): 
     // A fixed reservation stays as it is, whatever arrives.
     if ('perByte' in memory) route.preValidation = [...[route.preValidation ?? []].flat(), settle(memory.perByte, codesAnswers)];
   });
+}
+
+/** The encoder the answer will be coded with, when the route codes answers and the request asks (answer-coding.ts). */
+function answerEncoderBytes(request: FastifyRequest, codesAnswers: boolean): number {
+  const accepted = codesAnswers ? request.headers['accept-encoding'] : undefined;
+  return accepted === undefined ? 0 : encoderBytesOf(accepted);
 }
 
 function neverFits(bytes: number, bodyBytes: number, options: AdmissionOptions) {
