@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { parseWrk } from '../bench/load.js';
+import { leastOf, verdicts } from '../bench/micro/instruction-check.js';
 import type { BenchReport } from '../bench/report.js';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -43,6 +44,34 @@ test('wrk output is read into requests, req/s, p50 and p99 in ms, errors, non-2x
 });
 
 // Timing is never asserted: this only proves that `npm run bench` works end to end (a smoke run of two requests a connection a cell).
+test('the instruction check fails past the saved figure plus its margin, judging the least over processes', () => {
+  const figure = (scenario: string, instructionsPerRequest: number) => ({ target: 'service', scenario, instructionsPerRequest });
+  const saved = [figure('S1', 100_000), figure('S2', 80_000)];
+  // At the margin's edge: 15% over passes, one instruction more fails.
+  assert.deepEqual(
+    verdicts([figure('S1', 115_000), figure('S2', 92_001)], saved, 0.15).map((v) => [v.scenario, v.over]),
+    [
+      ['S1', false],
+      ['S2', true],
+    ],
+  );
+  // A scenario with no saved figure is not judged; a margin that is not a fraction is refused by name.
+  assert.deepEqual(verdicts([figure('S3', 1e9)], saved, 0.15), []);
+  assert.throws(() => verdicts([], saved, Number('15%')), /--margin must be a fraction/);
+  // One process's V8 state added a third; another did not: the least is judged, and passes.
+  const processes = [[figure('S1', 150_000), figure('S2', 79_000)], [figure('S1', 101_000)]];
+  assert.deepEqual(
+    leastOf(processes).map((f) => [f.scenario, f.instructionsPerRequest]),
+    [
+      ['S1', 101_000],
+      ['S2', 79_000],
+    ],
+  );
+  assert.equal(verdicts(leastOf(processes), saved, 0.15).filter((v) => v.over).length, 0);
+  // A regression raises every process: still over.
+  assert.equal(verdicts(leastOf([[figure('S1', 150_000)], [figure('S1', 130_000)]]), saved, 0.15)[0]?.over, true);
+});
+
 test('npm run bench -- --smoke: every target answers every scenario correctly, and both reports are written', { timeout: 240_000 }, async (t) => {
   const out = mkdtempSync(join(tmpdir(), 'bench-smoke-'));
   t.after(() => rmSync(out, { recursive: true, force: true }));

@@ -5,14 +5,16 @@
  * `callgrind_control --dump`s; a window's total over N is its figure, and the least of the windows
  * after the first is the result. The first windows still pay V8's tiering (its optimizing compiler runs in them, and
  * code runs in its baseline tier with inline-cache stubs); the windows show when that has settled.
- * An idle stretch is counted too and taken off (timers: the connections check, metrics'
+ * Idling is counted too (the quieter of two stretches) and taken off (timers: the connections check, metrics'
  * event-loop sampling). Only user-space instructions count: the kernel's read and writev are not.
  *
  *   npx tsx bench/micro/instructions.ts                                  # service, fastify, node-features; S1 and S2
  *   npx tsx bench/micro/instructions.ts --targets service --functions    # and where they go, by package and by function
  *   npx tsx bench/micro/instructions.ts --targets service --env CORS_ORIGINS=off   # one feature's share, by difference
  *   npx tsx bench/micro/instructions.ts --targets service --check bench/results/per-request/instructions.json
- *                                                                        # fails past the saved figure plus its margin
+ *                                                                        # fails past the saved figure plus its margin,
+ *                                                                        # measured in up to --attempts (5) processes
+ *   npx tsx bench/micro/instructions.ts --targets service --node-flag=--max-semi-space-size=32   # a V8 flag's effect
  *
  * `--functions` starts the target with `--perf-basic-prof`, so that the addresses of JIT code can
  * be named from /tmp/perf-<pid>.map; that flag changes the counts a little, so totals come from
@@ -28,6 +30,7 @@ import { parseArgs } from 'node:util';
 import { execFileSync } from 'node:child_process';
 import { scenarios, type Scenario } from '../scenarios.js';
 import { TARGETS, type TargetName } from '../targets.js';
+import { leastOf, verdicts } from './instruction-check.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -37,9 +40,11 @@ const { values: flags } = parseArgs({
     windows: { type: 'string', default: '3' },
     functions: { type: 'boolean', default: false },
     env: { type: 'string', multiple: true, default: [] },
+    'node-flag': { type: 'string', multiple: true, default: [] },
     out: { type: 'string' },
     check: { type: 'string' },
     margin: { type: 'string', default: '0.15' },
+    attempts: { type: 'string', default: '5' },
   },
 });
 const count = Number(flags.requests);
@@ -175,10 +180,10 @@ interface Measured {
 // from the environment: the same values on both sides, whatever the shell has.
 const VGDB_ENV = { USER: 'bench', LOGNAME: 'bench', HOST: 'bench' };
 
-async function measure(name: TargetName): Promise<Measured[]> {
+async function measure(name: TargetName, which: readonly Scenario[] = chosen): Promise<Measured[]> {
   const dir = mkdtempSync(join(tmpdir(), 'callgrind-'));
   const target = TARGETS[name];
-  const nodeFlags = flags.functions ? ['--perf-basic-prof'] : [];
+  const nodeFlags = [...flags['node-flag'], ...(flags.functions ? ['--perf-basic-prof'] : [])];
   const child = spawn(
     'valgrind',
     ['--tool=callgrind', '--separate-threads=yes', `--callgrind-out-file=${join(dir, 'cg.out')}`, process.execPath, ...nodeFlags, target.entry],
@@ -218,7 +223,7 @@ async function measure(name: TargetName): Promise<Measured[]> {
   try {
     for (let pass = 0; pass < 20; pass++) for (const request of [...scenarios(), ...BAD_REQUESTS]) await send(base, request);
     const results: Measured[] = [];
-    for (const scenario of chosen) {
+    for (const scenario of which) {
       if ((await send(base, scenario)) !== 200) throw new Error(`${name} does not answer ${scenario.id} with 200`);
       const windows: Array<{ total: number; seconds: number; self: Map<string, number>; calls: Map<string, number> }> = [];
       for (let w = 0; w < Number(flags.windows); w++) {
@@ -228,10 +233,16 @@ async function measure(name: TargetName): Promise<Measured[]> {
         const seconds = (performance.now() - started) / 1000;
         windows.push({ ...dump(), seconds });
       }
-      const idleSeconds = 10;
-      dump();
-      await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000));
-      const idlePerSecond = dump().total / idleSeconds;
+      // Two idle stretches, the quieter one counted: a collection or compiling that lands in one would
+      // make idling look dearer than it is, and take too much off every window (seen: 3.3 million a second against 0.47).
+      const idleSeconds = 5;
+      const idleRates: number[] = [];
+      for (let stretch = 0; stretch < 2; stretch++) {
+        dump();
+        await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000));
+        idleRates.push(dump().total / idleSeconds);
+      }
+      const idlePerSecond = Math.min(...idleRates);
       const figures = windows.map((w) => Math.round((w.total - idlePerSecond * w.seconds) / count));
       // By function, the window whose figure is the result: the least after the first.
       const least = figures.indexOf(Math.min(...(figures.length > 1 ? figures.slice(1) : figures)));
@@ -322,16 +333,28 @@ else process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 if (flags.check !== undefined) {
   const saved = JSON.parse(readFileSync(flags.check, 'utf8')) as { results: Measured[] };
   const margin = Number(flags.margin);
-  let failed = false;
-  for (const result of all) {
-    const before = saved.results.find((r) => r.target === result.target && r.scenario === result.scenario);
-    if (before === undefined) continue;
-    const ratio = result.instructionsPerRequest / before.instructionsPerRequest;
-    const over = ratio > 1 + margin;
-    failed ||= over;
-    log(
-      `${over ? 'FAIL' : 'ok  '} ${result.target} ${result.scenario}: ${result.instructionsPerRequest} against ${before.instructionsPerRequest} saved (${ratio.toFixed(3)}x, margin ${margin})`,
-    );
+  const processes: Measured[][] = [all];
+  let judged = verdicts(leastOf(processes), saved.results, margin);
+  // Over the margin: measured again in a new process, up to --attempts processes in all; the least is judged.
+  for (let attempt = 1; attempt < Number(flags.attempts) && judged.some((verdict) => verdict.over); attempt++) {
+    const again: Measured[] = [];
+    for (const verdict of judged.filter((v) => v.over)) {
+      log(
+        `${verdict.target} ${verdict.scenario}: ${verdict.measured} is over the margin; measuring again in a new process (${attempt + 1} of ${flags.attempts})`,
+      );
+      again.push(
+        ...(await measure(
+          verdict.target as TargetName,
+          chosen.filter((scenario) => scenario.id === verdict.scenario),
+        )),
+      );
+    }
+    processes.push(again);
+    judged = verdicts(leastOf(processes), saved.results, margin);
   }
-  if (failed) process.exitCode = 1;
+  for (const verdict of judged)
+    log(
+      `${verdict.over ? 'FAIL' : 'ok  '} ${verdict.target} ${verdict.scenario}: ${verdict.measured} against ${verdict.saved} saved (${verdict.ratio.toFixed(3)}x, margin ${margin}; the least over ${processes.filter((p) => p.some((m) => m.target === verdict.target && m.scenario === verdict.scenario)).length} process(es))`,
+    );
+  if (judged.some((verdict) => verdict.over)) process.exitCode = 1;
 }
