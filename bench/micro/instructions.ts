@@ -338,14 +338,15 @@ if (flags.check !== undefined) {
   // Over the margin: measured again in a new process, up to --attempts processes in all; the least is judged.
   for (let attempt = 1; attempt < Number(flags.attempts) && judged.some((verdict) => verdict.over); attempt++) {
     const again: Measured[] = [];
-    for (const verdict of judged.filter((v) => v.over)) {
-      log(
-        `${verdict.target} ${verdict.scenario}: ${verdict.measured} is over the margin; measuring again in a new process (${attempt + 1} of ${flags.attempts})`,
-      );
+    const over = judged.filter((verdict) => verdict.over);
+    // The scenarios of one target over the margin are measured again in one new process, as they were.
+    for (const target of new Set(over.map((verdict) => verdict.target))) {
+      const ids = over.filter((verdict) => verdict.target === target).map((verdict) => verdict.scenario);
+      log(`${target} ${ids.join(', ')}: over the margin; measuring again in a new process (${attempt + 1} of ${flags.attempts})`);
       again.push(
         ...(await measure(
-          verdict.target as TargetName,
-          chosen.filter((scenario) => scenario.id === verdict.scenario),
+          target as TargetName,
+          chosen.filter((scenario) => ids.includes(scenario.id)),
         )),
       );
     }
