@@ -33,11 +33,17 @@ export interface RunningTarget {
   stop(): Promise<void>;
 }
 
-/** Starts a target (pinned with `pin`, e.g. `taskset -c 0`), its stdout going to a file as a log shipper would read it. */
-export async function startTarget(name: TargetName, pin: readonly string[], workDir: string, env: Record<string, string> = {}): Promise<RunningTarget> {
+/** Starts a target (pinned with `pin`, e.g. `taskset -c 0`; `nodeFlags` before its entry), its stdout going to a file as a log shipper would read it. */
+export async function startTarget(
+  name: TargetName,
+  pin: readonly string[],
+  workDir: string,
+  env: Record<string, string> = {},
+  nodeFlags: readonly string[] = [],
+): Promise<RunningTarget> {
   const logFile = join(workDir, `${name}-${Date.now()}.log`);
   const out = openSync(logFile, 'w');
-  const [command, ...args] = [...pin, process.execPath, TARGETS[name].entry];
+  const [command, ...args] = [...pin, process.execPath, ...nodeFlags, TARGETS[name].entry];
   const child: ChildProcess = spawn(command, args, {
     cwd: root,
     env: { ...process.env, ...TARGETS[name].env, PORT: '0', HOST: '127.0.0.1', ...env },

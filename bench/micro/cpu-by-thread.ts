@@ -1,0 +1,61 @@
+/**
+ * Where a target's CPU time per request goes, by thread and by user and system time: each target
+ * in its own process pinned to CPU 0, wrk on CPU 1 (a warm-up load, then the measured one), and
+ * /proc/<pid>/task/<tid>/stat read before and after; the main thread apart from the others (V8's
+ * helper threads, libuv's pool, worker threads). Targets alternate, one process each per round.
+ *
+ *   npx tsx bench/micro/cpu-by-thread.ts service,node-features,fastify S1 3 8     # targets, scenario, processes, seconds
+ *
+ * Build first (`npm run build`); wrk must be installed.
+ */
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generateLoad } from '../load.js';
+import { scenarios } from '../scenarios.js';
+import { startTarget, type TargetName } from '../targets.js';
+
+const [targetList = 'service,node-features,fastify', scenarioId = 'S1', processesText = '3', secondsText = '8'] = process.argv.slice(2);
+const scenario = scenarios().find((s) => s.id === scenarioId);
+if (scenario === undefined) throw new Error(`no scenario ${scenarioId}`);
+const work = mkdtempSync(join(tmpdir(), 'cpu-by-thread-'));
+const bodyFile = join(work, 'body.json');
+if (scenario.body !== undefined) writeFileSync(bodyFile, scenario.body);
+const MICROSECONDS_PER_TICK = 1e6 / 100; // USER_HZ
+
+/** User and system µs so far of the main thread and of all the others together. */
+function byThread(pid: number): Record<'main' | 'others', { user: number; system: number }> {
+  const sums = { main: { user: 0, system: 0 }, others: { user: 0, system: 0 } };
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces: count fields from after its closing parenthesis.
+    const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+    const sum = tid === String(pid) ? sums.main : sums.others;
+    sum.user += Number(fields[11]) * MICROSECONDS_PER_TICK;
+    sum.system += Number(fields[12]) * MICROSECONDS_PER_TICK;
+  }
+  return sums;
+}
+
+for (let round = 0; round < Number(processesText); round++) {
+  for (const name of targetList.split(',') as TargetName[]) {
+    const target = await startTarget(name, ['taskset', '-c', '0'], work);
+    const load = {
+      url: target.base + scenario.path,
+      method: scenario.method,
+      ...(scenario.body === undefined ? {} : { bodyFile }),
+      connections: 10,
+      seconds: 4,
+    };
+    await generateLoad('wrk', load, ['taskset', '-c', '1'], work);
+    const before = byThread(target.pid);
+    const result = await generateLoad('wrk', { ...load, seconds: Number(secondsText) }, ['taskset', '-c', '1'], work);
+    const after = byThread(target.pid);
+    await target.stop();
+    const per = (part: 'main' | 'others', kind: 'user' | 'system') => ((after[part][kind] - before[part][kind]) / result.requests).toFixed(1);
+    process.stdout.write(
+      `${round} ${name.padEnd(14)} ${scenarioId} ${Math.round(result.requestsPerSecond)} req/s; µs a request: ` +
+        `main thread user ${per('main', 'user')} system ${per('main', 'system')}, other threads user ${per('others', 'user')} system ${per('others', 'system')}\n`,
+    );
+  }
+}
