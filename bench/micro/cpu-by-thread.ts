@@ -23,18 +23,16 @@ const bodyFile = join(work, 'body.json');
 if (scenario.body !== undefined) writeFileSync(bodyFile, scenario.body);
 const MICROSECONDS_PER_TICK = 1e6 / 100; // USER_HZ
 
-/** User and system µs so far of the main thread and of all the others together. */
-function byThread(pid: number): Record<'main' | 'others', { user: number; system: number }> {
-  const sums = { main: { user: 0, system: 0 }, others: { user: 0, system: 0 } };
+/** User and system µs so far of each thread, by thread id. */
+function byThread(pid: number): Map<string, { user: number; system: number }> {
+  const threads = new Map<string, { user: number; system: number }>();
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
     // The command name (field 2) may hold spaces: count fields from after its closing parenthesis.
     const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
-    const sum = tid === String(pid) ? sums.main : sums.others;
-    sum.user += Number(fields[11]) * MICROSECONDS_PER_TICK;
-    sum.system += Number(fields[12]) * MICROSECONDS_PER_TICK;
+    threads.set(tid, { user: Number(fields[11]) * MICROSECONDS_PER_TICK, system: Number(fields[12]) * MICROSECONDS_PER_TICK });
   }
-  return sums;
+  return threads;
 }
 
 for (let round = 0; round < Number(processesText); round++) {
@@ -52,7 +50,16 @@ for (let round = 0; round < Number(processesText); round++) {
     const result = await generateLoad('wrk', { ...load, seconds: Number(secondsText) }, ['taskset', '-c', '1'], work);
     const after = byThread(target.pid);
     await target.stop();
-    const per = (part: 'main' | 'others', kind: 'user' | 'system') => ((after[part][kind] - before[part][kind]) / result.requests).toFixed(1);
+    // A thread that ended during the load (an idle worker thread) took its time with it: threads in both readings count.
+    const sums = { main: { user: 0, system: 0 }, others: { user: 0, system: 0 } };
+    for (const [tid, now] of after) {
+      const then = before.get(tid);
+      if (then === undefined) continue;
+      const sum = tid === String(target.pid) ? sums.main : sums.others;
+      sum.user += now.user - then.user;
+      sum.system += now.system - then.system;
+    }
+    const per = (part: 'main' | 'others', kind: 'user' | 'system') => (sums[part][kind] / result.requests).toFixed(1);
     process.stdout.write(
       `${round} ${name.padEnd(14)} ${scenarioId} ${Math.round(result.requestsPerSecond)} req/s; µs a request: ` +
         `main thread user ${per('main', 'user')} system ${per('main', 'system')}, other threads user ${per('others', 'user')} system ${per('others', 'system')}\n`,
