@@ -48,6 +48,8 @@ const { values: flags } = parseArgs({
   },
 });
 const count = Number(flags.requests);
+const attempts = Number(flags.attempts);
+if (!Number.isInteger(attempts) || attempts < 1) throw new RangeError(`--attempts must be a whole number of processes, at least 1, not ${flags.attempts}`);
 const chosen = scenarios().filter((scenario) => flags.scenarios.split(',').includes(scenario.id));
 const extraEnv = Object.fromEntries(flags.env.map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -336,13 +338,13 @@ if (flags.check !== undefined) {
   const processes: Measured[][] = [all];
   let judged = verdicts(leastOf(processes), saved.results, margin);
   // Over the margin: measured again in a new process, up to --attempts processes in all; the least is judged.
-  for (let attempt = 1; attempt < Number(flags.attempts) && judged.some((verdict) => verdict.over); attempt++) {
+  for (let attempt = 1; attempt < attempts && judged.some((verdict) => verdict.over); attempt++) {
     const again: Measured[] = [];
     const over = judged.filter((verdict) => verdict.over);
     // The scenarios of one target over the margin are measured again in one new process, as they were.
     for (const target of new Set(over.map((verdict) => verdict.target))) {
       const ids = over.filter((verdict) => verdict.target === target).map((verdict) => verdict.scenario);
-      log(`${target} ${ids.join(', ')}: over the margin; measuring again in a new process (${attempt + 1} of ${flags.attempts})`);
+      log(`${target} ${ids.join(', ')}: over the margin; measuring again in a new process (${attempt + 1} of ${attempts})`);
       again.push(
         ...(await measure(
           target as TargetName,
