@@ -8,12 +8,12 @@
  *
  * Build first (`npm run build`); wrk must be installed.
  */
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateLoad } from '../load.js';
 import { scenarios } from '../scenarios.js';
-import { startTarget, type TargetName } from '../targets.js';
+import { cpuTimesOf, startTarget, type TargetName } from '../targets.js';
 
 const [targetList = 'service,node-features,fastify', scenarioId = 'S1', processesText = '3', secondsText = '8'] = process.argv.slice(2);
 const scenario = scenarios().find((s) => s.id === scenarioId);
@@ -21,19 +21,9 @@ if (scenario === undefined) throw new Error(`no scenario ${scenarioId}`);
 const work = mkdtempSync(join(tmpdir(), 'cpu-by-thread-'));
 const bodyFile = join(work, 'body.json');
 if (scenario.body !== undefined) writeFileSync(bodyFile, scenario.body);
-const MICROSECONDS_PER_TICK = 1e6 / 100; // USER_HZ
 
 /** User and system µs so far of each thread, by thread id. */
-function byThread(pid: number): Map<string, { user: number; system: number }> {
-  const threads = new Map<string, { user: number; system: number }>();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-    // The command name (field 2) may hold spaces: count fields from after its closing parenthesis.
-    const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
-    threads.set(tid, { user: Number(fields[11]) * MICROSECONDS_PER_TICK, system: Number(fields[12]) * MICROSECONDS_PER_TICK });
-  }
-  return threads;
-}
+const byThread = (pid: number) => new Map(readdirSync(`/proc/${pid}/task`).map((tid) => [tid, cpuTimesOf(`/proc/${pid}/task/${tid}/stat`)]));
 
 for (let round = 0; round < Number(processesText); round++) {
   for (const name of targetList.split(',') as TargetName[]) {
