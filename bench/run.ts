@@ -11,8 +11,10 @@
  *   npm run bench -- --before /tmp/previous --targets service,service-before,fastify --scenarios S1,S2,S3,S4 --rounds 2 --parts throughput --label ab
  *                                               # an A/B against another checkout, built there first
  *
- * Before any measurement every target gets the same mixed traffic (`warmUp`): a process that has
- * seen only one kind of request runs in a state production never sees, and measures faster. Each
+ * Before any measurement every target gets the same mixed traffic (bench/warm-up.ts): the mixed
+ * requests one at a time, then every scenario under load (`--warmup-loads` passes). A process that
+ * has seen only one kind of request runs in a state production never sees, and measures faster;
+ * one that has seen a few hundred requests is still settling. Each
  * target runs in several processes (`--processes`), one set after another, and the report gives a
  * ratio's median and spread over them: one process's JIT state can move a figure by a third.
  */
@@ -23,6 +25,7 @@ import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { generateLoad, installed, type LoadGenerator, type LoadResult } from './load.js';
+import { call, loadOf, mixedRequests, warmUp, WARM_UP_PASSES } from './warm-up.js';
 import { markdownReport, type BenchReport, type Cell, type RssCase, type ScalingRow } from './report.js';
 import { manyOperations } from './many.js';
 import { clientBatching } from './client-batching.js';
@@ -34,6 +37,7 @@ const { values: flags } = parseArgs({
   options: {
     seconds: { type: 'string', default: '5' },
     warmup: { type: 'string', default: '2' },
+    'warmup-loads': { type: 'string', default: '3' },
     rounds: { type: 'string', default: '1' },
     processes: { type: 'string', default: '3' },
     connections: { type: 'string', default: '50' },
@@ -57,6 +61,8 @@ const settings = {
   // The smoke run only proves that every target answers every scenario: two requests a connection do.
   requestsPerConnection: smoke ? 2 : undefined,
   warmupSeconds: smoke ? 0 : Number(flags.warmup),
+  // Passes of every scenario under load, one second each, in the mixed warm-up (the smoke run makes one, of two requests a connection).
+  warmupLoads: smoke ? 1 : wholeNumber('--warmup-loads', flags['warmup-loads']),
   rounds: smoke ? 1 : Number(flags.rounds),
   // Each target is started this many times, one set after another: one process's JIT state can move a figure by a third.
   processes: smoke ? 1 : Number(flags.processes),
@@ -85,6 +91,11 @@ const extraEnv: Record<string, string> = Object.fromEntries(
   }),
 );
 
+function wholeNumber(flag: string, text: string): number {
+  if (!/^\d+$/.test(text)) throw new Error(`${flag} takes a whole number, not ${JSON.stringify(text)}`);
+  return Number(text);
+}
+
 function knownTarget(name: string): TargetName {
   if (!(ALL_TARGETS as readonly string[]).includes(name))
     throw new Error(`--targets: unknown target ${JSON.stringify(name)}; the targets are ${ALL_TARGETS.join(', ')}`);
@@ -102,46 +113,25 @@ if (canPin) execFileSync('taskset', ['-pc', '1', String(process.pid)], { stdio: 
 const workDir = mkdtempSync(join(tmpdir(), 'json-utility-bench-'));
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-async function call(base: string, scenario: Pick<Scenario, 'method' | 'path' | 'body'>): Promise<{ status: number; answer: unknown; ms: number }> {
-  const started = performance.now();
-  const response = await fetch(base + scenario.path, {
-    method: scenario.method,
-    ...(scenario.body === undefined ? {} : { body: scenario.body, headers: { 'content-type': 'application/json' } }),
-  });
-  const text = await response.text();
-  const ms = performance.now() - started;
-  let answer: unknown;
-  try {
-    answer = JSON.parse(text);
-  } catch {
-    answer = text;
-  }
-  return { status: response.status, answer, ms };
-}
-
-// Requests every target answers with an error: a bad body (400), an unknown path (404), a method the path does not take (405).
-const BAD_REQUESTS: ReadonlyArray<Pick<Scenario, 'method' | 'path' | 'body'>> = [
-  { method: 'POST', path: '/api/isEven', body: '{"input":"twelve"}' },
-  { method: 'POST', path: '/api/sort', body: '{"input":' },
-  { method: 'GET', path: '/api/nothing-here' },
-  { method: 'DELETE' as 'GET', path: '/api/sort' },
-];
-const WARM_UP_PASSES = 20;
-
-/** Every scenario and every bad request, WARM_UP_PASSES times over, to every target, before anything is measured. */
-async function warmUp(targets: Map<TargetName, RunningTarget>): Promise<void> {
-  const requests = [...scenarios(), ...BAD_REQUESTS];
-  for (const target of targets.values()) {
-    for (let pass = 0; pass < (smoke ? 1 : WARM_UP_PASSES); pass++) for (const request of requests) await call(target.base, request);
-  }
-  log(`warmed up: ${requests.length} kinds of request, ${smoke ? 1 : WARM_UP_PASSES} times, to each target`);
+/** The mixed warm-up (warm-up.ts) of every target, before anything is measured. */
+async function warmUpAll(targets: Map<TargetName, RunningTarget>): Promise<void> {
+  const passes = smoke ? 1 : WARM_UP_PASSES;
+  for (const target of targets.values())
+    await warmUp(target.base, {
+      passes,
+      loads: settings.warmupLoads,
+      generator,
+      pin: loadPin,
+      workDir,
+      connections: settings.connections,
+      ...(settings.requestsPerConnection === undefined ? {} : { requestsPerConnection: settings.requestsPerConnection }),
+    });
+  log(`warmed up: ${mixedRequests().length} kinds of request, ${passes} times, then every scenario under load ${settings.warmupLoads} times, to each target`);
 }
 
 async function throughput(targets: Map<TargetName, RunningTarget>, all: readonly Scenario[], process: number): Promise<Cell[]> {
   const cells: Cell[] = [];
   for (const scenario of all) {
-    const bodyFile = join(workDir, `${scenario.id}.json`);
-    if (scenario.body !== undefined) writeFileSync(bodyFile, scenario.body);
     for (const target of targets.values()) {
       const { status, answer } = await call(target.base, scenario);
       if (status !== 200 || !scenario.check(answer))
@@ -152,14 +142,7 @@ async function throughput(targets: Map<TargetName, RunningTarget>, all: readonly
       const order = (round + process) % 2 === 0 ? TARGET_ORDER : [...TARGET_ORDER].reverse();
       for (const name of order) {
         const target = targets.get(name) as RunningTarget;
-        const connections = scenario.connections ?? settings.connections;
-        const load = {
-          url: target.base + scenario.path,
-          method: scenario.method,
-          ...(scenario.body === undefined ? {} : { bodyFile }),
-          connections,
-          ...(settings.requestsPerConnection === undefined ? {} : { requests: settings.requestsPerConnection * connections }),
-        };
+        const load = loadOf(target.base, scenario, workDir, settings.connections, settings.requestsPerConnection);
         if (settings.warmupSeconds > 0) await generateLoad(generator, { ...load, seconds: settings.warmupSeconds }, loadPin, workDir);
         const cpuBefore = cpuMicroseconds(target.pid);
         const result: LoadResult = await generateLoad(generator, { ...load, seconds: settings.seconds }, loadPin, workDir);
@@ -271,7 +254,7 @@ async function main(): Promise<void> {
     for (let process = 1; process <= settings.processes; process++) {
       for (const name of TARGET_ORDER) targets.set(name, await startTarget(name, serverPin, workDir, extraEnv));
       log(`process set ${process} of ${settings.processes}; load generator: ${generator}; pinning: ${canPin ? 'servers on CPU 0, load on CPU 1' : 'none'}`);
-      await warmUp(targets);
+      await warmUpAll(targets);
       if (parts.has('throughput'))
         cells.push(
           ...(await throughput(

@@ -1,7 +1,7 @@
 /**
  * A CPU profile of one server under S1 (`POST /api/isEven {"input":12345}`), in the state it runs
  * in after mixed traffic: the server (pinned to CPU 0 when taskset is there) is started with
- * `--cpu-prof`, warmed with every scenario and a 400, a 404 and a 405, twenty times over, then
+ * `--cpu-prof`, warmed with the bench's mixed requests one at a time (bench/warm-up.ts), then
  * loaded by autocannon for 6 s with 50 connections and stopped. Prints its req/s; the profile goes
  * to PROFILE_DIR, to be summed by cpu-profile-summary.ts. Build first (`npm run build`).
  *   npx tsx bench/micro/cpu-profile.ts dist/main.js /tmp/prof-service
@@ -10,7 +10,8 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import autocannon from 'autocannon';
-import { scenarios } from '../scenarios.js';
+import { tmpdir } from 'node:os';
+import { warmUp, WARM_UP_PASSES } from '../warm-up.js';
 
 const [entry, profileDir] = process.argv.slice(2);
 if (entry === undefined || profileDir === undefined) throw new Error('usage: npx tsx bench/micro/cpu-profile.ts <server entry> <profile dir>');
@@ -24,18 +25,7 @@ const server = spawn('taskset', ['-c', '0', process.execPath, '--cpu-prof', `--c
 });
 await new Promise<void>((resolve) => server.stdout.on('data', (chunk: Buffer) => String(chunk).includes('listening') && resolve()));
 
-const warmUp: Array<{ method: string; path: string; body?: string }> = [
-  ...scenarios(),
-  { method: 'POST', path: '/api/isEven', body: '{"input":"twelve"}' },
-  { method: 'GET', path: '/api/nothing-here' },
-  { method: 'DELETE', path: '/api/sort' },
-];
-for (let pass = 0; pass < 20; pass++) {
-  for (const { method, path, body } of warmUp) {
-    const response = await fetch(base + path, { method, ...(body === undefined ? {} : { body, headers: { 'content-type': 'application/json' } }) });
-    await response.arrayBuffer();
-  }
-}
+await warmUp(base, { passes: WARM_UP_PASSES, loads: 0, generator: 'autocannon', pin: [], workDir: tmpdir(), connections: 50 });
 const result = await autocannon({
   url: `${base}/api/isEven`,
   method: 'POST',

@@ -1,6 +1,7 @@
 /**
  * Instructions per request, counted by callgrind (valgrind), which the machine's noise cannot move:
- * each target runs under `valgrind --tool=callgrind`, gets the bench's mixed warm-up, then one
+ * each target runs under `valgrind --tool=callgrind`, gets the bench's mixed warm-up (its requests one at a time,
+ * not its passes under load, which callgrind would make last many minutes), then one
  * keep-alive connection sends the scenario in `--windows` windows of N requests, each between two
  * `callgrind_control --dump`s; a window's total over N is its figure, and the least of the windows
  * after the first is the result. The first windows still pay V8's tiering (its optimizing compiler runs in them, and
@@ -31,6 +32,7 @@ import { execFileSync } from 'node:child_process';
 import { scenarios, type Scenario } from '../scenarios.js';
 import { TARGETS, type TargetName } from '../targets.js';
 import { leastOf, verdicts } from './instruction-check.js';
+import { mixedRequests, WARM_UP_PASSES } from '../warm-up.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -53,13 +55,6 @@ if (!Number.isInteger(attempts) || attempts < 1) throw new RangeError(`--attempt
 const chosen = scenarios().filter((scenario) => flags.scenarios.split(',').includes(scenario.id));
 const extraEnv = Object.fromEntries(flags.env.map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
 const log = (line: string) => process.stderr.write(`${line}\n`);
-
-const BAD_REQUESTS: Array<Pick<Scenario, 'method' | 'path' | 'body'>> = [
-  { method: 'POST', path: '/api/isEven', body: '{"input":"twelve"}' },
-  { method: 'POST', path: '/api/sort', body: '{"input":' },
-  { method: 'GET', path: '/api/nothing-here' },
-  { method: 'DELETE' as 'GET', path: '/api/sort' },
-];
 
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 function send(base: string, scenario: Pick<Scenario, 'method' | 'path' | 'body'>): Promise<number> {
@@ -223,7 +218,7 @@ async function measure(name: TargetName, which: readonly Scenario[] = chosen): P
     throw new Error(`no callgrind dump ${dumps} in ${dir}: ${readdirSync(dir).join(', ')}`);
   };
   try {
-    for (let pass = 0; pass < 20; pass++) for (const request of [...scenarios(), ...BAD_REQUESTS]) await send(base, request);
+    for (let pass = 0; pass < WARM_UP_PASSES; pass++) for (const request of mixedRequests()) await send(base, request);
     const results: Measured[] = [];
     for (const scenario of which) {
       if ((await send(base, scenario)) !== 200) throw new Error(`${name} does not answer ${scenario.id} with 200`);
