@@ -1,7 +1,8 @@
 /**
  * Instructions per request, counted by callgrind (valgrind), which the machine's noise cannot move:
- * each target runs under `valgrind --tool=callgrind`, gets the bench's mixed warm-up (its requests one at a time,
- * not its passes under load, which callgrind would make last many minutes), then one
+ * each target runs under `valgrind --tool=callgrind`, gets the bench's mixed warm-up (its requests one at a time;
+ * with `--warmup-loads N`, N passes of every scenario with ten requests in flight, fewer requests than
+ * the bench's second of load, which callgrind would make last many minutes), then one
  * keep-alive connection sends the scenario in `--windows` windows of N requests, each between two
  * `callgrind_control --dump`s; a window's total over N is its figure, and the least of the windows
  * after the first is the result. The first windows still pay V8's tiering (its optimizing compiler runs in them, and
@@ -16,6 +17,7 @@
  *                                                                        # fails past the saved figure plus its margin,
  *                                                                        # measured in up to --attempts (5) processes
  *   npx tsx bench/micro/instructions.ts --targets service --node-flag=--max-semi-space-size=32   # a V8 flag's effect
+ *   npx tsx bench/micro/instructions.ts --warmup-loads 3                 # after every scenario with requests in flight
  *
  * `--functions` starts the target with `--perf-basic-prof`, so that the addresses of JIT code can
  * be named from /tmp/perf-<pid>.map; that flag changes the counts a little, so totals come from
@@ -47,21 +49,24 @@ const { values: flags } = parseArgs({
     check: { type: 'string' },
     margin: { type: 'string', default: '0.15' },
     attempts: { type: 'string', default: '5' },
+    'warmup-loads': { type: 'string', default: '0' },
   },
 });
 const count = Number(flags.requests);
 const attempts = Number(flags.attempts);
 if (!Number.isInteger(attempts) || attempts < 1) throw new RangeError(`--attempts must be a whole number of processes, at least 1, not ${flags.attempts}`);
+const warmupLoads = Number(flags['warmup-loads']);
+if (!Number.isInteger(warmupLoads) || warmupLoads < 0) throw new RangeError(`--warmup-loads must be a whole number of passes, not ${flags['warmup-loads']}`);
 const chosen = scenarios().filter((scenario) => flags.scenarios.split(',').includes(scenario.id));
 const extraEnv = Object.fromEntries(flags.env.map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-function send(base: string, scenario: Pick<Scenario, 'method' | 'path' | 'body'>): Promise<number> {
+function send(base: string, scenario: Pick<Scenario, 'method' | 'path' | 'body'>, through = agent): Promise<number> {
   return new Promise((resolve, reject) => {
     const call = httpRequest(
       base + scenario.path,
-      { method: scenario.method, agent, headers: scenario.body === undefined ? {} : { 'content-type': 'application/json' } },
+      { method: scenario.method, agent: through, headers: scenario.body === undefined ? {} : { 'content-type': 'application/json' } },
       (response) => {
         response.resume();
         response.on('end', () => resolve(response.statusCode ?? 0));
@@ -70,6 +75,27 @@ function send(base: string, scenario: Pick<Scenario, 'method' | 'path' | 'body'>
     call.on('error', reject);
     call.end(scenario.body);
   });
+}
+
+// The passes under load: ten requests in flight, on connections of their own.
+const IN_FLIGHT = 10;
+
+/**
+ * One pass of every scenario with IN_FLIGHT requests at a time: 100 of a small one, fewer of a
+ * large body (8 of S4's 2 MB), as callgrind runs about fifty times slower. Each scenario has new
+ * connections: a server's keep-alive timeout can close idle ones between two under callgrind.
+ */
+async function loadPass(base: string): Promise<void> {
+  for (const scenario of scenarios()) {
+    const count = Math.max(8, Math.min(100, Math.round(200_000 / (scenario.body?.length ?? 1))));
+    const through = new Agent({ keepAlive: true, maxSockets: IN_FLIGHT });
+    let next = 0;
+    const worker = async () => {
+      while (next++ < count) await send(base, scenario, through);
+    };
+    await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+    through.destroy();
+  }
 }
 
 /**
@@ -219,6 +245,7 @@ async function measure(name: TargetName, which: readonly Scenario[] = chosen): P
   };
   try {
     for (let pass = 0; pass < WARM_UP_PASSES; pass++) for (const request of mixedRequests()) await send(base, request);
+    for (let pass = 0; pass < warmupLoads; pass++) await loadPass(base);
     const results: Measured[] = [];
     for (const scenario of which) {
       if ((await send(base, scenario)) !== 200) throw new Error(`${name} does not answer ${scenario.id} with 200`);
