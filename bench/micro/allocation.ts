@@ -8,19 +8,18 @@
  *
  * Build first (`npm run build`); wrk must be installed.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateLoad } from '../load.js';
 import { scenarios } from '../scenarios.js';
 import { startTarget, type TargetName } from '../targets.js';
+import { loadOf } from '../warm-up.js';
 
 const [targetList = 'service,node-features,fastify,baseline', scenarioId = 'S1', secondsText = '8'] = process.argv.slice(2);
 const scenario = scenarios().find((s) => s.id === scenarioId);
 if (scenario === undefined) throw new Error(`no scenario ${scenarioId}`);
 const work = mkdtempSync(join(tmpdir(), 'allocation-'));
-const bodyFile = join(work, 'body.json');
-if (scenario.body !== undefined) writeFileSync(bodyFile, scenario.body);
 // --trace-gc-nvp writes to stdout, which is the target's log file.
 const collections = (logFile: string) =>
   readFileSync(logFile, 'utf8')
@@ -29,7 +28,7 @@ const collections = (logFile: string) =>
 
 for (const name of targetList.split(',') as TargetName[]) {
   const target = await startTarget(name, ['taskset', '-c', '0'], work, {}, ['--trace-gc-nvp']);
-  const load = { url: target.base + scenario.path, method: scenario.method, ...(scenario.body === undefined ? {} : { bodyFile }), connections: 10, seconds: 5 };
+  const load = { ...loadOf(target.base, scenario, work, 10), connections: 10, seconds: 5 };
   await generateLoad('wrk', load, ['taskset', '-c', '1'], work);
   const before = collections(target.logFile).length;
   const result = await generateLoad('wrk', { ...load, seconds: Number(secondsText) }, ['taskset', '-c', '1'], work);

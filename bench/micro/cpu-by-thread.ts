@@ -8,19 +8,18 @@
  *
  * Build first (`npm run build`); wrk must be installed.
  */
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateLoad } from '../load.js';
 import { scenarios } from '../scenarios.js';
 import { cpuTimesOf, startTarget, type TargetName } from '../targets.js';
+import { loadOf } from '../warm-up.js';
 
 const [targetList = 'service,node-features,fastify', scenarioId = 'S1', processesText = '3', secondsText = '8'] = process.argv.slice(2);
 const scenario = scenarios().find((s) => s.id === scenarioId);
 if (scenario === undefined) throw new Error(`no scenario ${scenarioId}`);
 const work = mkdtempSync(join(tmpdir(), 'cpu-by-thread-'));
-const bodyFile = join(work, 'body.json');
-if (scenario.body !== undefined) writeFileSync(bodyFile, scenario.body);
 
 /** User and system µs so far of each thread, by thread id. */
 const byThread = (pid: number) => new Map(readdirSync(`/proc/${pid}/task`).map((tid) => [tid, cpuTimesOf(`/proc/${pid}/task/${tid}/stat`)]));
@@ -28,13 +27,7 @@ const byThread = (pid: number) => new Map(readdirSync(`/proc/${pid}/task`).map((
 for (let round = 0; round < Number(processesText); round++) {
   for (const name of targetList.split(',') as TargetName[]) {
     const target = await startTarget(name, ['taskset', '-c', '0'], work);
-    const load = {
-      url: target.base + scenario.path,
-      method: scenario.method,
-      ...(scenario.body === undefined ? {} : { bodyFile }),
-      connections: 10,
-      seconds: 4,
-    };
+    const load = { ...loadOf(target.base, scenario, work, 10), connections: 10, seconds: 4 };
     await generateLoad('wrk', load, ['taskset', '-c', '1'], work);
     const before = byThread(target.pid);
     const result = await generateLoad('wrk', { ...load, seconds: Number(secondsText) }, ['taskset', '-c', '1'], work);
