@@ -30,7 +30,7 @@ import { markdownReport, type BenchReport, type Cell, type RssCase, type Scaling
 import { manyOperations } from './many.js';
 import { clientBatching } from './client-batching.js';
 import { nestedDocument, scenarios, seededRandom, type Scenario } from './scenarios.js';
-import { cpuMicroseconds, memoryMiB, startTarget, type RunningTarget, type TargetName } from './targets.js';
+import { cpuMicroseconds, memoryMiB, startReceiver, startTarget, TARGETS, type RunningTarget, type TargetName } from './targets.js';
 
 const root = new URL('..', import.meta.url).pathname;
 const { values: flags } = parseArgs({
@@ -77,7 +77,18 @@ const chosenScenarios = new Set(flags.scenarios.split(','));
 // wrk cannot stop after a number of requests: the smoke run's loads go to autocannon.
 const generator: LoadGenerator = (flags.load as LoadGenerator | undefined) ?? (installed('wrk') && !smoke ? 'wrk' : 'autocannon');
 if (flags.before !== undefined) process.env.BENCH_BEFORE = flags.before;
-const ALL_TARGETS: readonly TargetName[] = ['service', 'service-before', 'service-logged', 'baseline', 'node-features', 'fastify', 'fastify-logger', 'express'];
+const ALL_TARGETS: readonly TargetName[] = [
+  'service',
+  'service-before',
+  'service-logged',
+  'service-traced',
+  'service-unsampled',
+  'baseline',
+  'node-features',
+  'fastify',
+  'fastify-logger',
+  'express',
+];
 const TARGET_ORDER: readonly TargetName[] =
   flags.targets === undefined
     ? ALL_TARGETS.filter((name) => name !== 'service-before' || flags.before !== undefined)
@@ -245,6 +256,8 @@ async function main(): Promise<void> {
   if (!flags['no-build']) execFileSync('npm', ['run', 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
   const startedAt = new Date();
   const targets = new Map<TargetName, RunningTarget>();
+  // The traced targets' collector: one for the run, on the load generator's CPU.
+  const receiver = TARGET_ORDER.some((name) => TARGETS[name].traced) ? await startReceiver(loadPin, workDir) : undefined;
   try {
     const cells: Cell[] = [];
     let scalingRows: ScalingRow[] = [];
@@ -321,6 +334,7 @@ async function main(): Promise<void> {
     process.stdout.write(markdownReport(report));
   } finally {
     for (const target of targets.values()) await target.stop();
+    await receiver?.stop();
     rmSync(workDir, { recursive: true, force: true });
   }
 }

@@ -5,10 +5,20 @@ import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
 
-export type TargetName = 'service' | 'service-before' | 'service-logged' | 'baseline' | 'node-features' | 'fastify' | 'fastify-logger' | 'express';
+export type TargetName =
+  | 'service'
+  | 'service-before'
+  | 'service-logged'
+  | 'service-traced'
+  | 'service-unsampled'
+  | 'baseline'
+  | 'node-features'
+  | 'fastify'
+  | 'fastify-logger'
+  | 'express';
 
-/** Each target is its own process, started with plain `node` on a free port. */
-export const TARGETS: Record<TargetName, { entry: string; env: Record<string, string> }> = {
+/** Each target is its own process, started with plain `node` on a free port; a traced one exports its spans to the bench's OTLP receiver. */
+export const TARGETS: Record<TargetName, { entry: string; env: Record<string, string>; traced?: true }> = {
   // The built service as `npm start` runs it: production defaults (LOG_LEVEL=info, ACCESS_LOG=minimal,
   // security headers, CORS, metrics, memory admission); only the drain delay is cut, so that it stops at once.
   service: { entry: join(root, 'dist/main.js'), env: { WORKERS: '1', DRAIN_DELAY_MS: '0' } },
@@ -16,6 +26,15 @@ export const TARGETS: Record<TargetName, { entry: string; env: Record<string, st
   'service-before': { entry: join(process.env.BENCH_BEFORE ?? root, 'dist/main.js'), env: { WORKERS: '1', DRAIN_DELAY_MS: '0' } },
   // The same with every request logged, as before ACCESS_LOG existed.
   'service-logged': { entry: join(root, 'dist/main.js'), env: { WORKERS: '1', DRAIN_DELAY_MS: '0', ACCESS_LOG: 'all' } },
+  // The service with OpenTelemetry tracing on, every request's span recorded and exported (OTLP/HTTP, the
+  // SDK's default protobuf encoding and batching) to the receiver the bench starts (startReceiver).
+  'service-traced': { entry: join(root, 'dist/main.js'), env: { WORKERS: '1', DRAIN_DELAY_MS: '0' }, traced: true },
+  // The same with every request sampled out (`always_off`): what tracing configured costs a request it does not record.
+  'service-unsampled': {
+    entry: join(root, 'dist/main.js'),
+    env: { WORKERS: '1', DRAIN_DELAY_MS: '0', OTEL_TRACES_SAMPLER: 'always_off' },
+    traced: true,
+  },
   baseline: { entry: join(root, 'bench/baseline/server.mjs'), env: {} },
   // The featured floor: the baseline plus what the service does per request by default (FEATURES picks the parts; `log` adds a line per request).
   'node-features': { entry: join(root, 'bench/node-http-features/server.mjs'), env: {} },
@@ -41,12 +60,43 @@ export async function startTarget(
   env: Record<string, string> = {},
   nodeFlags: readonly string[] = [],
 ): Promise<RunningTarget> {
+  const target = TARGETS[name];
+  let tracing: Record<string, string> = {};
+  if (target.traced) {
+    if (receiver === undefined) throw new Error(`${name} exports spans: start the OTLP receiver first (startReceiver)`);
+    tracing = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.base };
+  }
+  const started = await startProcess(name, pin, [process.execPath, ...nodeFlags, target.entry], workDir, { ...target.env, ...tracing, ...env });
+  return { name, ...started };
+}
+
+let receiver: Omit<RunningTarget, 'name'> | undefined;
+
+/** Starts the loopback OTLP/HTTP receiver (bench/otlp-receiver) that the traced targets export to, once; pin it away from the servers. */
+export async function startReceiver(pin: readonly string[], workDir: string): Promise<{ stop(): Promise<void> }> {
+  receiver ??= await startProcess('otlp-receiver', pin, [process.execPath, join(root, 'bench/otlp-receiver/server.mjs')], workDir, {});
+  const started = receiver;
+  return {
+    async stop() {
+      await started.stop();
+      receiver = undefined;
+    },
+  };
+}
+
+async function startProcess(
+  name: string,
+  pin: readonly string[],
+  argv: readonly string[],
+  workDir: string,
+  env: Record<string, string>,
+): Promise<Omit<RunningTarget, 'name'>> {
   const logFile = join(workDir, `${name}-${Date.now()}.log`);
   const out = openSync(logFile, 'w');
-  const [command, ...args] = [...pin, process.execPath, ...nodeFlags, TARGETS[name].entry];
-  const child: ChildProcess = spawn(command, args, {
+  const [command, ...args] = [...pin, ...argv];
+  const child: ChildProcess = spawn(command as string, args, {
     cwd: root,
-    env: { ...process.env, ...TARGETS[name].env, PORT: '0', HOST: '127.0.0.1', ...env },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', out, 'inherit'],
   });
   closeSync(out);
@@ -56,7 +106,6 @@ export async function startTarget(
     const match = /listening on (http:\/\/[^\s"]+)/.exec(readFileSync(logFile, 'utf8'));
     if (match) {
       return {
-        name,
         base: match[1] as string,
         pid: child.pid as number,
         logFile,

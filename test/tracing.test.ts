@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
+import { once } from 'node:events';
 import { before, describe, test, type TestContext } from 'node:test';
 import { promisify } from 'node:util';
 import { tracingRequested } from '../src/server.js';
@@ -57,6 +58,13 @@ async function receiver(t: TestContext): Promise<{ url: string; spans: ExportedS
 
 const attributesOf = (attributes: Attribute[]): Record<string, string | number | boolean | undefined> =>
   Object.fromEntries(attributes.map(({ key, value }) => [key, value.stringValue ?? (value.intValue === undefined ? value.boolValue : Number(value.intValue))]));
+
+/** The lines of a log that came from OpenTelemetry's SDK. */
+const sdkLines = (output: string): Array<{ level: number; msg: string }> =>
+  output
+    .split('\n')
+    .filter((line) => line.includes('"source":"opentelemetry"'))
+    .map((line) => JSON.parse(line) as { level: number; msg: string });
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const PARENT_ID = '00f067aa0ba902b7';
@@ -150,6 +158,38 @@ describe('OpenTelemetry traces', () => {
     assert.ok(logged.requestId);
   });
 
+  test('a client that goes away before its answer: the span ends as aborted; a sampled-out request exports nothing', async (t) => {
+    const collector = await receiver(t);
+    const server = await startServer(
+      t,
+      { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '600000', DRAIN_DELAY_MS: '0' },
+      ENTRY,
+    );
+    // Half of a declared body, then the socket closes: the answer is never sent.
+    const socket = connect(server.port, '127.0.0.1');
+    await once(socket, 'connect');
+    socket.write('POST /api/sort HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"input":[');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    socket.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // A caller's traceparent that says "not sampled" is followed: no span for that request.
+    const unsampled = `00-${TRACE_ID}-${PARENT_ID}-00`;
+    assert.equal((await post(`${server.base}/api/isOdd`, '{"input":3}', { traceparent: unsampled })).status, 200);
+    server.child.kill('SIGTERM');
+    assert.equal(await server.exited, 0, server.errors());
+    assert.deepEqual(
+      collector.spans.map((span) => span.name),
+      ['POST /api/sort'],
+    );
+    const aborted = collector.spans[0] as ExportedSpan;
+    assert.equal(aborted.status?.code, 2);
+    assert.equal(aborted.status?.message, 'the client went away before the answer was sent');
+    const attributes = attributesOf(aborted.attributes);
+    assert.equal(attributes['error.type'], 'aborted');
+    assert.equal(attributes['http.response.status_code'], undefined);
+    assert.equal(attributes['json_utility.operation'], 'sort');
+  });
+
   test("without the OpenTelemetry environment neither the SDK nor the service's tracing is loaded", async (t) => {
     const server = await startServer(t, {}, REPORT_IMPORTS);
     assert.equal((await post(`${server.base}/api/isOdd`, '{"input":3}')).status, 200);
@@ -175,12 +215,47 @@ describe('OpenTelemetry traces', () => {
     assert.ok(took >= 2_500 && took < 6_000, `${took} ms`);
   });
 
-  test('a bad OpenTelemetry setting is said on standard error, and the service serves anyway', async (t) => {
+  test("a bad OpenTelemetry setting is a line of the service's JSON log, and the service serves anyway", async (t) => {
     const server = await startServer(t, { OTEL_TRACES_EXPORTER: 'bogus' }, ENTRY);
     assert.equal((await post(`${server.base}/api/isOdd`, '{"input":3}')).status, 200);
-    assert.match(server.errors(), /Unrecognized OTEL_TRACES_EXPORTER value: bogus/);
     server.child.kill('SIGINT');
     assert.equal(await server.exited, 0);
+    const said = sdkLines(server.output());
+    assert.ok(
+      said.some((line) => line.level === 40 && /Unrecognized OTEL_TRACES_EXPORTER value: bogus/.test(line.msg)),
+      server.output(),
+    );
+    assert.equal(server.errors().trim(), '', 'nothing on standard error');
+  });
+
+  test('a collector that refuses connections: its failures are warn lines of the log, at most 10 a minute, with no stack trace', async (t) => {
+    // A port nothing listens on: every export is refused.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const server = await startServer(
+      t,
+      {
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+        // An export gives up at once instead of retrying for its 10 s: each of the 30 fails within the test.
+        OTEL_EXPORTER_OTLP_TIMEOUT: '200',
+        OTEL_BSP_SCHEDULE_DELAY: '20',
+        OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '1',
+        DRAIN_DELAY_MS: '0',
+      },
+      ENTRY,
+    );
+    for (let i = 0; i < 30; i++) assert.equal((await post(`${server.base}/api/isOdd`, '{"input":3}')).status, 200);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    server.child.kill('SIGINT');
+    assert.equal(await server.exited, 0);
+    const said = sdkLines(server.output());
+    assert.ok(said.length >= 1, server.output());
+    assert.ok(said.length <= 10, `${said.length} lines`);
+    for (const line of said) assert.doesNotMatch(line.msg, /\n\s+at /, 'no stack trace');
+    assert.ok(said.some((line) => line.level === 40 && /could not export spans: .*ECONNREFUSED/.test(line.msg)), server.output());
+    assert.doesNotMatch(server.errors(), /ECONNREFUSED|\n\s+at /);
   });
 
   test('which variables switch tracing on', () => {

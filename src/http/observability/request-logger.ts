@@ -14,12 +14,18 @@ class RequestLogger implements FastifyBaseLogger {
 
   constructor(
     private readonly parent: FastifyBaseLogger,
-    private readonly bindings: Bindings,
+    private bindings: Bindings,
     private readonly options: ChildLoggerOptions,
   ) {}
 
   get #logger(): FastifyBaseLogger {
     return (this.#real ??= this.parent.child(this.bindings, this.options));
+  }
+
+  /** Adds bindings to every line this logger writes, without making pino's child before a line is written. */
+  bind(bindings: Bindings): void {
+    if (this.#real === undefined) this.bindings = { ...this.bindings, ...bindings };
+    else (this.#real as FastifyBaseLogger & { setBindings(bindings: Bindings): void }).setBindings(bindings);
   }
 
   get level(): string {
@@ -69,4 +75,17 @@ class RequestLogger implements FastifyBaseLogger {
  */
 export function lazyRequestLogger(logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
   return new RequestLogger(logger, bindings, options);
+}
+
+/**
+ * Adds bindings to a request's logger: to the lazy one in place (no logger is built until a line
+ * is written), to any other as pino's child.
+ *
+ * @example
+ * request.log = withBindings(request.log, { trace_id: traceId, span_id: spanId });
+ */
+export function withBindings(logger: FastifyBaseLogger, bindings: Bindings): FastifyBaseLogger {
+  if (!(logger instanceof RequestLogger)) return logger.child(bindings);
+  logger.bind(bindings);
+  return logger;
 }

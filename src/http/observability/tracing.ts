@@ -1,7 +1,10 @@
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, propagation, trace, type Span } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, propagation, trace, type ContextManager, type Span } from '@opentelemetry/api';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ServerResponse } from 'node:http';
 import { VERSION } from '../../version.js';
+import { withBindings } from './request-logger.js';
+import { routeDiagnostics } from './tracing-diagnostics.js';
 
 /**
  * OpenTelemetry traces, loaded only when the standard environment asks for them (server.ts):
@@ -14,7 +17,10 @@ import { VERSION } from '../../version.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
+    /** The request's span while it records and has not ended. */
     span: Span | undefined;
+    /** The operation its span names at the end (`json_utility.operation`). */
+    spanOperation: string | undefined;
   }
 }
 
@@ -35,74 +41,60 @@ const KNOWN_METHODS = new Set(['CONNECT', 'DELETE', 'GET', 'HEAD', 'OPTIONS', 'P
  * const tracing = startTracing(); tracing.traceRequests(app); await tracing.flush(3000);
  */
 export function startTracing(): Tracing {
-  // NodeSDK reads these from the environment; the operator's values win. Without a log level the
-  // SDK says nothing of a bad setting (an endpoint that is not a URL, an unknown exporter): at
-  // `warn` it says so on standard error.
+  // NodeSDK reads the OTEL_* variables; the operator's values win.
   process.env.OTEL_SERVICE_NAME ||= 'json-utility-service';
-  process.env.OTEL_LOG_LEVEL ||= 'warn';
-  const sdk = new NodeSDK({ instrumentations: [] });
+  // The SDK's complaints go to the service's log (tracing-diagnostics.ts). Given OTEL_LOG_LEVEL,
+  // NodeSDK's constructor would set its console logger instead: it does not see the variable.
+  const level = process.env.OTEL_LOG_LEVEL;
+  const diagnostics = routeDiagnostics(level);
+  delete process.env.OTEL_LOG_LEVEL;
+  let sdk: NodeSDK;
+  try {
+    // No context manager: spans are started with their parent given (the incoming traceparent) and
+    // nothing reads the active context, while AsyncLocalStorage's context manager would carry one
+    // through every promise and callback of every request (docs/performance.md, Tracing).
+    sdk = new NodeSDK({ instrumentations: [], contextManager: null as unknown as ContextManager });
+  } finally {
+    if (level !== undefined) process.env.OTEL_LOG_LEVEL = level;
+  }
   sdk.start();
   const tracer = trace.getTracer('json-utility-service', VERSION);
   return {
     traceRequests(app) {
+      diagnostics.writeTo(app.log);
       app.decorateRequest('span', undefined);
-      app.addHook('onRequest', async (request) => {
-        const route = request.routeOptions.url;
+      app.decorateRequest('spanOperation', undefined);
+      app.addHook('onRequest', (request, reply, done) => {
+        // Fastify makes a new object at each read of routeOptions: read once.
+        const { url: route, config, schema } = request.routeOptions;
         const method = KNOWN_METHODS.has(request.method) ? request.method : '_OTHER';
-        const query = request.url.indexOf('?');
-        const span = tracer.startSpan(
-          route === undefined ? method : `${method} ${route}`,
-          {
-            kind: SpanKind.SERVER,
-            attributes: {
-              'http.request.method': method,
-              ...(method === '_OTHER' ? { 'http.request.method_original': request.method } : {}),
-              ...(route === undefined ? {} : { 'http.route': route }),
-              'url.path': query === -1 ? request.url : request.url.slice(0, query),
-              'url.scheme': 'http',
-              'network.protocol.version': request.raw.httpVersion,
-              'client.address': request.ip,
-              ...(request.headers['user-agent'] === undefined ? {} : { 'user_agent.original': request.headers['user-agent'] }),
-            },
-          },
-          propagation.extract(ROOT_CONTEXT, request.headers),
-        );
-        request.span = span;
-        // Every log line of the request names its trace: the access log and any error writes through it.
+        const span = tracer.startSpan(route === undefined ? method : `${method} ${route}`, { kind: SpanKind.SERVER }, propagation.extract(ROOT_CONTEXT, request.headers));
+        // Every log line of the request names its trace, sampled or not: the trace id also ties the
+        // line to the caller's logs. The ids join the request logger's bindings; no logger is built
+        // unless the request logs (request-logger.ts).
         const { traceId, spanId } = span.spanContext();
-        request.log = request.log.child({ trace_id: traceId, span_id: spanId });
+        request.log = withBindings(request.log, { trace_id: traceId, span_id: spanId });
+        // A request that is not sampled is done here: its span records nothing.
+        if (span.isRecording()) {
+          // The attributes come after the sampling decision, not before: a request that is not sampled
+          // does not build them, and none of the samplers OTEL_TRACES_SAMPLER names reads them.
+          const query = request.url.indexOf('?');
+          span.setAttribute('http.request.method', method);
+          if (method === '_OTHER') span.setAttribute('http.request.method_original', request.method);
+          if (route !== undefined) span.setAttribute('http.route', route);
+          span.setAttribute('url.path', query === -1 ? request.url : request.url.slice(0, query));
+          span.setAttribute('url.scheme', 'http');
+          span.setAttribute('network.protocol.version', request.raw.httpVersion);
+          span.setAttribute('client.address', request.ip);
+          const userAgent = request.headers['user-agent'];
+          if (userAgent !== undefined) span.setAttribute('user_agent.original', userAgent);
+          request.span = span;
+          request.spanOperation = config.countsAs ?? schema?.operationId;
+          (reply.raw as TracedResponse)[TRACED] = request;
+          reply.raw.on('close', endSpan);
+        }
+        done();
       });
-      const end = (request: FastifyRequest, status: number | undefined): void => {
-        const span = request.span;
-        if (span === undefined) return;
-        request.span = undefined;
-        const operation = request.routeOptions.config.countsAs ?? request.routeOptions.schema?.operationId;
-        if (operation !== undefined) span.setAttribute('json_utility.operation', operation);
-        const tally = request.operationTally;
-        if (tally !== undefined) {
-          let operations = 0;
-          let problems = 0;
-          for (const [key, n] of Object.entries(tally)) {
-            operations += n;
-            if (!key.endsWith(' 200')) problems += n;
-          }
-          span.setAttributes({ 'json_utility.operations': operations, 'json_utility.problems': problems });
-        }
-        if (status === undefined) {
-          span.setAttribute('error.type', 'aborted');
-          span.setStatus({ code: SpanStatusCode.ERROR, message: 'the client went away before the answer was sent' });
-        } else {
-          span.setAttribute('http.response.status_code', status);
-          // A server span is an error for a 5xx only; a 4xx is the client's (semantic conventions, HTTP spans, Status).
-          if (status >= 500) {
-            span.setAttribute('error.type', String(status));
-            span.setStatus({ code: SpanStatusCode.ERROR });
-          }
-        }
-        span.end();
-      };
-      app.addHook('onResponse', async (request, reply) => end(request, reply.statusCode));
-      app.addHook('onRequestAbort', async (request) => end(request, undefined));
     },
     async flush(timeoutMs) {
       let timer: NodeJS.Timeout | undefined;
@@ -110,4 +102,44 @@ export function startTracing(): Tracing {
       clearTimeout(timer);
     },
   };
+}
+
+const TRACED = Symbol('traced request');
+type TracedResponse = ServerResponse & { [TRACED]?: FastifyRequest };
+
+/**
+ * A recorded span ends when its response closes: with the status sent, or as aborted when the
+ * client went away before the answer was whole. One listener shared by every response.
+ */
+function endSpan(this: TracedResponse): void {
+  const request = this[TRACED];
+  const span = request?.span;
+  if (request === undefined || span === undefined) return;
+  request.span = undefined;
+  this[TRACED] = undefined;
+  if (request.spanOperation !== undefined) span.setAttribute('json_utility.operation', request.spanOperation);
+  const tally = request.operationTally;
+  if (tally !== undefined) {
+    let operations = 0;
+    let problems = 0;
+    for (const key in tally) {
+      const n = tally[key] as number;
+      operations += n;
+      if (!key.endsWith(' 200')) problems += n;
+    }
+    span.setAttributes({ 'json_utility.operations': operations, 'json_utility.problems': problems });
+  }
+  if (!this.writableFinished) {
+    span.setAttribute('error.type', 'aborted');
+    span.setStatus({ code: SpanStatusCode.ERROR, message: 'the client went away before the answer was sent' });
+  } else {
+    const status = this.statusCode;
+    span.setAttribute('http.response.status_code', status);
+    // A server span is an error for a 5xx only; a 4xx is the client's (semantic conventions, HTTP spans, Status).
+    if (status >= 500) {
+      span.setAttribute('error.type', String(status));
+      span.setStatus({ code: SpanStatusCode.ERROR });
+    }
+  }
+  span.end();
 }
