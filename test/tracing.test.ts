@@ -190,6 +190,31 @@ describe('OpenTelemetry traces', () => {
     assert.equal(attributes['json_utility.operation'], 'sort');
   });
 
+  test('by default the spans go as OTLP protobuf, encoded by the service (otlp-protobuf.ts), to the collector', async (t) => {
+    const bodies: Array<{ type: string | undefined; body: Buffer }> = [];
+    const collector = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        bodies.push({ type: request.headers['content-type'], body: Buffer.concat(chunks) });
+        response.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+      });
+    });
+    await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+    t.after(() => collector.close());
+    const url = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
+    const server = await startServer(t, { OTEL_EXPORTER_OTLP_ENDPOINT: url, OTEL_BSP_SCHEDULE_DELAY: '600000', DRAIN_DELAY_MS: '0' }, ENTRY);
+    const traceparent = `00-${TRACE_ID}-${PARENT_ID}-01`;
+    assert.equal((await post(`${server.base}/api/isEven`, '{"input":4}', { traceparent })).status, 200);
+    server.child.kill('SIGTERM');
+    assert.equal(await server.exited, 0, server.errors());
+    assert.equal(bodies.length, 1);
+    const { type, body } = bodies[0] as { type: string; body: Buffer };
+    assert.equal(type, 'application/x-protobuf');
+    for (const expected of [Buffer.from(TRACE_ID, 'hex'), Buffer.from(PARENT_ID, 'hex'), Buffer.from('POST /api/isEven'), Buffer.from('json-utility-service')])
+      assert.ok(body.includes(expected), `${expected.toString('hex')} in ${body.toString('hex')}`);
+  });
+
   test("without the OpenTelemetry environment neither the SDK nor the service's tracing is loaded", async (t) => {
     const server = await startServer(t, {}, REPORT_IMPORTS);
     assert.equal((await post(`${server.base}/api/isOdd`, '{"input":3}')).status, 200);
