@@ -11,6 +11,10 @@ export interface Cell extends LoadResult {
   process?: number;
   /** The server process's CPU time (user and system) over the requests it answered; absent from older reports. */
   cpuMicrosPerRequest?: number;
+  /** The server process's peak RSS (VmHWM) after the load; absent from older reports. */
+  peakRssMiB?: number;
+  /** The service's longest event-loop delay during the load (prom-client's, reset at each scrape); the services only. */
+  loopDelayMaxMs?: number;
 }
 
 export interface ScalingRow {
@@ -211,6 +215,7 @@ export function markdownReport(report: BenchReport): string {
       );
   }
 
+  lines.push(...tracingSection(report.cells));
   // A run of some parts only (--parts) leaves the others out rather than printing empty tables.
   if (report.scaling.length > 0) lines.push(...scalingSection(report));
   lines.push(...manySection(report.many ?? []));
@@ -262,6 +267,49 @@ function peakRssSection(report: BenchReport): string[] {
   );
   for (const c of report.peakRss) {
     lines.push(`| ${c.name} | ${(c.bodyBytes / 1024 / 1024).toFixed(2)} MiB | ${c.status} | ${fixed(c.ms, 0)} | ${c.idleMiB} | ${c.peakMiB} |`);
+  }
+  return lines;
+}
+
+// What tracing may cost over the untraced service, in CPU time per request (issue 48's bounds).
+const TRACING_BOUNDS: ReadonlyArray<{ target: TargetName; cpuAtMost: number; p99AtMost?: number }> = [
+  { target: 'service-unsampled', cpuAtMost: 1.08 },
+  { target: 'service-traced', cpuAtMost: 1.4, p99AtMost: 1.5 },
+];
+
+/**
+ * The traced targets over the untraced service, per process (its CPU µs a request and its p99,
+ * over the service's in the same set of processes): median, lowest and highest.
+ */
+function tracingSection(cells: readonly Cell[]): string[] {
+  const lines: string[] = [];
+  for (const scenario of [...new Set(cells.map((c) => c.scenario))]) {
+    const chosen = cells.filter((c) => c.scenario === scenario);
+    const processes = [...new Set(chosen.map((c) => c.process ?? 1))];
+    const of = (process: number, target: TargetName, field: 'cpuMicrosPerRequest' | 'p99Ms') =>
+      mean(chosen.filter((c) => (c.process ?? 1) === process && c.target === target).map((c) => c[field] ?? NaN));
+    for (const bound of TRACING_BOUNDS) {
+      const ratios = (field: 'cpuMicrosPerRequest' | 'p99Ms') =>
+        processes.map((p) => of(p, bound.target, field) / of(p, 'service', field)).filter(Number.isFinite);
+      const cpu = ratios('cpuMicrosPerRequest');
+      if (cpu.length === 0) continue;
+      if (lines.length === 0)
+        lines.push(
+          '',
+          '## Tracing (the traced targets over the untraced service, same set of processes: median, lowest and highest)',
+          '',
+          '| Scenario | Target | CPU µs a request, ratio | spread | bound | p99, ratio | bound | event-loop delay, longest ms | peak RSS MiB |',
+          '| --- | --- | ---: | --- | --- | ---: | --- | ---: | ---: |',
+        );
+      const p99 = ratios('p99Ms');
+      const own = (field: 'loopDelayMaxMs' | 'peakRssMiB') => chosen.filter((c) => c.target === bound.target).map((c) => c[field] ?? NaN);
+      const verdict = (value: number, atMost: number) => `≤ ${atMost} ${value <= atMost ? 'met' : '**missed**'}`;
+      lines.push(
+        `| ${scenario} | ${bound.target} | ${fixed(median(cpu), 2)} | ${fixed(Math.min(...cpu), 2)}–${fixed(Math.max(...cpu), 2)} | ${verdict(median(cpu), bound.cpuAtMost)} | ` +
+          `${fixed(median(p99), 2)} | ${bound.p99AtMost === undefined ? '' : verdict(median(p99), bound.p99AtMost)} | ` +
+          `${fixed(Math.max(...own('loopDelayMaxMs')), 1)} | ${fixed(Math.max(...own('peakRssMiB')), 0)} |`,
+      );
+    }
   }
   return lines;
 }

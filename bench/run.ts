@@ -155,18 +155,39 @@ async function throughput(targets: Map<TargetName, RunningTarget>, all: readonly
         const target = targets.get(name) as RunningTarget;
         const load = loadOf(target.base, scenario, workDir, settings.connections, settings.requestsPerConnection);
         if (settings.warmupSeconds > 0) await generateLoad(generator, { ...load, seconds: settings.warmupSeconds }, loadPin, workDir);
+        // The service's event-loop delay (prom-client's, reset at each scrape): read before the load, so that the figure after is the load's.
+        const measuresLoop = name.startsWith('service');
+        if (measuresLoop) await eventLoopDelayMaxMs(target.base);
         const cpuBefore = cpuMicroseconds(target.pid);
         const result: LoadResult = await generateLoad(generator, { ...load, seconds: settings.seconds }, loadPin, workDir);
+        const loopDelayMaxMs = measuresLoop ? await eventLoopDelayMaxMs(target.base) : undefined;
         // The server's own CPU time over the requests it answered: a figure the machine's drift moves far less than req/s.
         const cpuMicrosPerRequest = (cpuMicroseconds(target.pid) - cpuBefore) / result.requests;
+        const peakRssMiB = memoryMiB(target.pid, 'VmHWM');
         log(
-          `${scenario.id} process ${process} round ${round} ${name.padEnd(8)} ${Math.round(result.requestsPerSecond)} req/s, ${cpuMicrosPerRequest.toFixed(1)} µs CPU/request, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms`,
+          `${scenario.id} process ${process} round ${round} ${name.padEnd(8)} ${Math.round(result.requestsPerSecond)} req/s, ${cpuMicrosPerRequest.toFixed(1)} µs CPU/request, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, peak RSS ${peakRssMiB} MiB` +
+            (loopDelayMaxMs === undefined ? '' : `, event-loop delay at most ${loopDelayMaxMs.toFixed(1)} ms`),
         );
-        cells.push({ scenario: scenario.id, target: name, round, process, ...result, cpuMicrosPerRequest });
+        cells.push({
+          scenario: scenario.id,
+          target: name,
+          round,
+          process,
+          ...result,
+          cpuMicrosPerRequest,
+          peakRssMiB,
+          ...(loopDelayMaxMs === undefined ? {} : { loopDelayMaxMs }),
+        });
       }
     }
   }
   return cells;
+}
+
+/** The longest event-loop delay since the last scrape of the service's /metrics, in ms. */
+async function eventLoopDelayMaxMs(base: string): Promise<number> {
+  const text = await (await fetch(`${base}/metrics`, { headers: { connection: 'close' } })).text();
+  return Number(/^nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(text)?.[1] ?? NaN) * 1000;
 }
 
 function sortBody(kind: 'numbers' | 'strings', count: number): string {

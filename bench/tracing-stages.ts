@@ -61,9 +61,18 @@ const processes = Number(flags.processes);
  * exporter's HTTP request made from the batch processor's timer counts as the export.
  */
 const STAGES: ReadonlyArray<readonly [stage: string, frame: RegExp]> = [
-  ['context extraction (traceparent)', /@opentelemetry\/core\/dist\/(trace\/W3CTraceContextPropagator|propagation\/|baggage\/)|@opentelemetry\/api\/.*propagation/],
-  ['span start (ids, sampler)', /@opentelemetry\/sdk-trace\/dist\/(Tracer|sampler\/|Sampler|platform\/node\/RandomIdGenerator)|@opentelemetry\/api\/.*(NonRecordingSpan|trace-api|context-utils)/],
-  ['span attributes', /@opentelemetry\/core\/dist\/common\/attributes|@opentelemetry\/sdk-trace\/dist\/Span\.mjs:\d+:\d+ ?$|(setAttributes?|_truncateToSize|_truncateToLimitUtil) .*@opentelemetry\/sdk-trace/],
+  [
+    'context extraction (traceparent)',
+    /@opentelemetry\/core\/dist\/(trace\/W3CTraceContextPropagator|propagation\/|baggage\/)|@opentelemetry\/api\/.*propagation/,
+  ],
+  [
+    'span start (ids, sampler)',
+    /@opentelemetry\/sdk-trace\/dist\/(Tracer|sampler\/|Sampler|platform\/node\/RandomIdGenerator)|@opentelemetry\/api\/.*(NonRecordingSpan|trace-api|context-utils)/,
+  ],
+  [
+    'span attributes',
+    /@opentelemetry\/core\/dist\/common\/attributes|@opentelemetry\/sdk-trace\/dist\/Span\.mjs:\d+:\d+ ?$|(setAttributes?|_truncateToSize|_truncateToLimitUtil) .*@opentelemetry\/sdk-trace/,
+  ],
   ['span end', /\bend .*@opentelemetry\/sdk-trace\/dist\/Span|@opentelemetry\/core\/dist\/common\/time|MultiSpanProcessor/],
   ['batch processor', /@opentelemetry\/sdk-trace\/dist\/(platform\/node\/)?export\//],
   ['OTLP encoding', /@opentelemetry\/otlp-transformer\//],
@@ -71,7 +80,10 @@ const STAGES: ReadonlyArray<readonly [stage: string, frame: RegExp]> = [
   ['async context', /@opentelemetry\/context-async-hooks|AsyncLocalStorage|async_context_frame|AsyncContextFrame|PromiseHook/],
   ['log binding (pino child)', /node_modules\/pino\//],
   ["the service's tracing hooks", /\/dist\/http\/observability\/tracing\.js/],
-  ['garbage collection', /v8::internal::(Heap|Scavenger|ScavengerCollector|MarkCompactCollector|MinorMarkSweepCollector|MinorMS|ConcurrentMarking|Sweeper|GCTracer|IncrementalMarking|MemoryAllocator)/],
+  [
+    'garbage collection',
+    /v8::internal::(Heap|Scavenger|ScavengerCollector|MarkCompactCollector|MinorMarkSweepCollector|MinorMS|ConcurrentMarking|Sweeper|GCTracer|IncrementalMarking|MemoryAllocator)/,
+  ],
 ];
 const REST = 'the rest (what the untraced service does too)';
 
@@ -97,7 +109,9 @@ try {
         const load = loadOf(target.base, scenario, work, 50);
         await generateLoad('wrk', { ...load, seconds: 2 }, loadPin, work);
         const data = join(work, `${name}-${round}.data`);
-        const recording = spawn('perf', ['record', '-g', '-F', '1999', '-p', String(target.pid), '-o', data, '--', 'sleep', flags.seconds], { stdio: 'ignore' });
+        const recording = spawn('perf', ['record', '-g', '-F', '1999', '-p', String(target.pid), '-o', data, '--', 'sleep', flags.seconds], {
+          stdio: 'ignore',
+        });
         const cpuBefore = cpuMicroseconds(target.pid);
         const result = await generateLoad('wrk', { ...load, seconds: Number(flags.seconds) }, loadPin, work);
         const cpuMicros = (cpuMicroseconds(target.pid) - cpuBefore) / result.requests;
@@ -105,7 +119,11 @@ try {
         const sums = byTarget.get(name) ?? { stages: new Map<string, number>(), frames: new Map<string, number>(), cpuMicros: [] };
         byTarget.set(name, sums);
         sums.cpuMicros.push(cpuMicros);
-        const script = execFileSync('perf', ['script', '-i', data, '-F', 'ip,sym'], { encoding: 'utf8', maxBuffer: 1024 * 1024 * 1024, stdio: ['ignore', 'pipe', 'ignore'] });
+        const script = execFileSync('perf', ['script', '-i', data, '-F', 'ip,sym'], {
+          encoding: 'utf8',
+          maxBuffer: 1024 * 1024 * 1024,
+          stdio: ['ignore', 'pipe', 'ignore'],
+        });
         for (const sample of script.split('\n\n')) {
           const stack = sample
             .split('\n')
@@ -139,7 +157,8 @@ const lines = [
   row(['stage', ...names]),
   row(['---', ...names.map(() => '---:')]),
 ];
-for (const stage of [...STAGES.map(([s]) => s), REST]) lines.push(row([stage, ...names.map((name) => (byTarget.get(name)?.stages.get(stage) ?? 0).toFixed(1))]));
+for (const stage of [...STAGES.map(([s]) => s), REST])
+  lines.push(row([stage, ...names.map((name) => (byTarget.get(name)?.stages.get(stage) ?? 0).toFixed(1))]));
 lines.push(row(['all samples', ...names.map((name) => total(name).toFixed(1))]));
 lines.push(row(['CPU µs a request (/proc, each process)', ...names.map((name) => (byTarget.get(name)?.cpuMicros ?? []).map((v) => v.toFixed(1)).join(', '))]));
 // --detail: the frames that decided each stage, the most samples first (the rest by its leaf frame).

@@ -11,7 +11,7 @@ import { createServer } from 'node:http';
 let exports = 0;
 let bytes = 0;
 const server = createServer((request, response) => {
-  request.on('data', (chunk) => (bytes += chunk.length));
+  request.on('data', (/** @type {Buffer} */ chunk) => (bytes += chunk.length));
   request.on('end', () => {
     exports++;
     const json = request.headers['content-type'] === 'application/json';
