@@ -33,7 +33,12 @@ const spanShape = fc.record({
   parent: fc.option(spanContext, { nil: undefined }),
   links: fc.array(fc.record({ context: spanContext, attributes: fc.option(attributes, { nil: undefined }) }), { maxLength: 2 }),
   events: fc.array(fc.record({ name: text, attributes: fc.option(attributes, { nil: undefined }) }), { maxLength: 2 }),
-  status: fc.constantFrom<[SpanStatusCode, string | undefined]>([SpanStatusCode.UNSET, undefined], [SpanStatusCode.OK, undefined], [SpanStatusCode.ERROR, 'it failed'], [SpanStatusCode.ERROR, 'é']),
+  status: fc.constantFrom<[SpanStatusCode, string | undefined]>(
+    [SpanStatusCode.UNSET, undefined],
+    [SpanStatusCode.OK, undefined],
+    [SpanStatusCode.ERROR, 'it failed'],
+    [SpanStatusCode.ERROR, 'é'],
+  ),
   scope: fc.constantFrom(0, 1),
   start: fc.record({ seconds: fc.integer({ min: 0, max: 4_000_000_000 }), nanos: fc.integer({ min: 0, max: 999_999_999 }) }),
 });
@@ -44,7 +49,10 @@ type SpanShape = typeof spanShape extends fc.Arbitrary<infer T> ? T : never;
 async function ended(shapes: readonly SpanShape[], resources: number): Promise<ReadableSpan[]> {
   const out: ReadableSpan[] = [];
   const processor = { onStart() {}, onEnd: (span: ReadableSpan) => void out.push(span), forceFlush: async () => {}, shutdown: async () => {} };
-  const providers = Array.from({ length: resources }, (_, i) => new TracerProvider({ spanProcessors: [processor], ...(i === 0 ? {} : { resource: undefined }) }));
+  const providers = Array.from(
+    { length: resources },
+    (_, i) => new TracerProvider({ spanProcessors: [processor], ...(i === 0 ? {} : { resource: undefined }) }),
+  );
   shapes.forEach((shape, i) => {
     const provider = providers[i % resources] as TracerProvider;
     const tracer = provider.getTracer(shape.scope === 0 ? 'json-utility-service' : 'another', shape.scope === 0 ? '1.0.0' : undefined);

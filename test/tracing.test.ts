@@ -279,7 +279,10 @@ describe('OpenTelemetry traces', () => {
     assert.ok(said.length >= 1, server.output());
     assert.ok(said.length <= 10, `${said.length} lines`);
     for (const line of said) assert.doesNotMatch(line.msg, /\n\s+at /, 'no stack trace');
-    assert.ok(said.some((line) => line.level === 40 && /could not export spans: .*ECONNREFUSED/.test(line.msg)), server.output());
+    assert.ok(
+      said.some((line) => line.level === 40 && /could not export spans: .*ECONNREFUSED/.test(line.msg)),
+      server.output(),
+    );
     assert.doesNotMatch(server.errors(), /ECONNREFUSED|\n\s+at /);
   });
 

@@ -8,6 +8,10 @@ declare module 'fastify' {
     /** Statuses of 500 and above that on this route are an answer, not a failure: logged as any answer, never at level error. */
     expectedStatuses?: readonly number[];
   }
+  interface FastifyRequest {
+    /** Set when the drain answers this request on purpose (a new stream refused with 503): logged as any answer, never at level error. */
+    refusedByDrain?: true;
+  }
 }
 
 // An incoming X-Request-Id is kept when it is a plain token; anything else is replaced.
@@ -84,7 +88,7 @@ export function logAndCountAnswers(app: FastifyInstance, metrics: HttpMetrics, p
     const milliseconds = reply.elapsedTime;
     metrics.observe(request.method, route, status, milliseconds / 1000);
     countOperations(request, config, status, metrics);
-    const failed = status >= 500 && config.expectedStatuses?.includes(status) !== true;
+    const failed = status >= 500 && config.expectedStatuses?.includes(status) !== true && request.refusedByDrain !== true;
     const level = failed ? 'error' : milliseconds >= slowRequestMs ? 'warn' : chosen(status) ? 'info' : undefined;
     // The request's own logger: its id, and its trace while tracing is on (tracing.ts).
     if (level !== undefined) {

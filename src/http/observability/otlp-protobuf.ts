@@ -372,7 +372,7 @@ export function encodeTraceRequest(spans: readonly EndedSpan[]): Uint8Array {
   const byResource = new Map<ResourceLike, Map<ScopeLike, EndedSpan[]>>();
   for (const ended of spans) {
     let byScope = byResource.get(ended.resource);
-    if (byScope === undefined) byResource.set(ended.resource, (byScope = new Map()));
+    if (byScope === undefined) byResource.set(ended.resource, (byScope = new Map<ScopeLike, EndedSpan[]>()));
     const list = byScope.get(ended.instrumentationScope);
     if (list === undefined) byScope.set(ended.instrumentationScope, [ended]);
     else list.push(ended);
@@ -440,7 +440,7 @@ export function protobufSpanExporter(): OTLPExporterBase<EndedSpan[]> {
   return new OTLPExporterBase(
     createOtlpHttpExportDelegate(
       convertLegacyHttpOptions({}, 'TRACES', 'v1/traces', { 'Content-Type': 'application/x-protobuf' }),
-      { serializeRequest: encodeTraceRequest, deserializeResponse: ProtobufTraceSerializer.deserializeResponse },
+      { serializeRequest: encodeTraceRequest, deserializeResponse: (data: Uint8Array) => ProtobufTraceSerializer.deserializeResponse(data) },
       'otlp_http_span_exporter',
       TraceExporterMetricsHelper,
       undefined,

@@ -14,18 +14,20 @@ class RequestLogger implements FastifyBaseLogger {
 
   constructor(
     private readonly parent: FastifyBaseLogger,
-    private bindings: Bindings,
+    private readonly bindings: Bindings,
     private readonly options: ChildLoggerOptions,
   ) {}
 
+  #added: Bindings | undefined;
+
   get #logger(): FastifyBaseLogger {
-    return (this.#real ??= this.parent.child(this.bindings, this.options));
+    return (this.#real ??= this.parent.child(this.#added === undefined ? this.bindings : { ...this.bindings, ...this.#added }, this.options));
   }
 
   /** Adds bindings to every line this logger writes, without making pino's child before a line is written. */
   bind(bindings: Bindings): void {
-    if (this.#real === undefined) this.bindings = { ...this.bindings, ...bindings };
-    else (this.#real as FastifyBaseLogger & { setBindings(bindings: Bindings): void }).setBindings(bindings);
+    if (this.#real !== undefined) (this.#real as FastifyBaseLogger & { setBindings(bindings: Bindings): void }).setBindings(bindings);
+    else this.#added = this.#added === undefined ? bindings : { ...this.#added, ...bindings };
   }
 
   get level(): string {

@@ -69,7 +69,8 @@ export function routeDiagnostics(level: string | undefined): TracingDiagnostics 
   diag.setLogger(sink, { logLevel: LEVELS[level?.trim().toUpperCase() ?? 'WARN'] ?? DiagLogLevel.WARN, suppressOverrideMessage: true });
   // An export that failed reaches the SDK's error handler, whose default writes the error's every property, stack included.
   setGlobalErrorHandler((error) => {
-    const { message, code } = error instanceof Error ? (error as Error & { code?: unknown }) : { message: String(error), code: undefined };
+    const { message, code } =
+      error instanceof Error ? (error as Error & { code?: unknown }) : { message: typeof error === 'string' ? error : JSON.stringify(error), code: undefined };
     write('warn', `could not export spans: ${message}${typeof code === 'string' ? ` (${code})` : ''}`);
   });
   return {

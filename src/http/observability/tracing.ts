@@ -71,10 +71,9 @@ export function startTracing(): Tracing {
       app.decorateRequest('span', undefined);
       app.decorateRequest('spanOperation', undefined);
       app.addHook('onRequest', (request, reply, done) => {
-        // Fastify makes a new object at each read of routeOptions: read once.
-        const { url: route, config, schema } = request.routeOptions;
         const method = KNOWN_METHODS.has(request.method) ? request.method : '_OTHER';
-        const span = tracer.startSpan(route === undefined ? method : `${method} ${route}`, { kind: SpanKind.SERVER }, propagation.extract(ROOT_CONTEXT, request.headers));
+        // Named by its method until sampled, then by method and route: routeOptions is a new object at each read.
+        const span = tracer.startSpan(method, { kind: SpanKind.SERVER }, propagation.extract(ROOT_CONTEXT, request.headers));
         // Every log line of the request names its trace, sampled or not: the trace id also ties the
         // line to the caller's logs. The ids join the request logger's bindings; no logger is built
         // unless the request logs (request-logger.ts).
@@ -82,8 +81,10 @@ export function startTracing(): Tracing {
         request.log = withBindings(request.log, { trace_id: traceId, span_id: spanId });
         // A request that is not sampled is done here: its span records nothing.
         if (span.isRecording()) {
-          // The attributes come after the sampling decision, not before: a request that is not sampled
-          // does not build them, and none of the samplers OTEL_TRACES_SAMPLER names reads them.
+          // The name and attributes come after the sampling decision, not before: a request that is not
+          // sampled does not build them, and none of the samplers OTEL_TRACES_SAMPLER names reads them.
+          const { url: route, config, schema } = request.routeOptions;
+          if (route !== undefined) span.updateName(`${method} ${route}`);
           const query = request.url.indexOf('?');
           span.setAttribute('http.request.method', method);
           if (method === '_OTHER') span.setAttribute('http.request.method_original', request.method);
