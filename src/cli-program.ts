@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 import { VERSION } from './version.js';
 import { parseArgs } from 'node:util';
 import { InputError } from './core/index.js';

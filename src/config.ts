@@ -64,18 +64,27 @@ const MIB = 1024 * KIB;
 const GIB = 1024 * MIB;
 const SIZE_UNITS: Readonly<Record<string, number>> = { '': 1, B: 1, KIB: KIB, MIB: MIB, GIB: GIB };
 
+/** A bound as said in an error: in the largest unit that holds it whole, else in bytes. */
+const exactBytes = (bytes: number): string => {
+  for (const [unit, factor] of [
+    ['GiB', GIB],
+    ['MiB', MIB],
+    ['KiB', KIB],
+  ] as const)
+    if (bytes >= factor && bytes % factor === 0) return `${bytes / factor} ${unit}`;
+  return String(bytes);
+};
+
 /** Bytes, or a whole or decimal number with a KiB, MiB or GiB suffix (`768MiB`, `1.5 GiB`). */
 const size = (min: number, max?: number) =>
-  kind(
-    `a number of bytes from ${min < KIB ? min : formatBytes(min)}${max === undefined ? '' : ` to ${formatBytes(max)}`}, or with a \`KiB\`/\`MiB\`/\`GiB\` suffix`,
-    (raw) => {
-      const match = /^(\d+(?:\.\d+)?)\s*([KMG]iB|B)?$/i.exec(raw);
-      const unit = match === null ? undefined : SIZE_UNITS[(match[2] ?? '').toUpperCase()];
-      if (match === null || unit === undefined) return undefined;
-      const value = Math.floor(Number(match[1]) * unit);
-      return value >= min && value <= (max ?? 2 ** 50) ? value : undefined;
-    },
-  );
+  kind(`a number of bytes from ${exactBytes(min)}${max === undefined ? '' : ` to ${exactBytes(max)}`}, or with a \`KiB\`/\`MiB\`/\`GiB\` suffix`, (raw) => {
+    const match = /^(\d+(?:\.\d+)?)\s*([KMG]iB|B)?$/i.exec(raw);
+    const unit = match === null ? undefined : SIZE_UNITS[(match[2] ?? '').toUpperCase()];
+    if (match === null || unit === undefined) return undefined;
+    // A part of a byte (`1.5`, `0.3KiB`) is refused, not rounded.
+    const value = Number(match[1]) * unit;
+    return Number.isInteger(value) && value >= min && value <= (max ?? 2 ** 50) ? value : undefined;
+  });
 
 /** `n` bytes in the largest unit it reaches, whole or to one decimal (`805306368` → `768 MiB`). */
 export function formatBytes(bytes: number): string {
@@ -156,7 +165,7 @@ export const SETTINGS = {
   bodyLimit: setting({
     env: 'BODY_LIMIT',
     default: 16 * MIB,
-    ...integer(1, MOST, 'a number of bytes'),
+    ...size(1, MOST),
     meaning: 'Largest request body; a larger one gets 413',
   }),
   compressMinBytes: setting<number | 'off'>({

@@ -219,7 +219,7 @@ async function supervise(config: Config, count: number): Promise<void> {
     if (stopping) {
       if (code !== 0 && !stoppedWhileStarting.has(worker.id)) {
         exitCode = 1;
-        log.error({ pid: worker.process.pid, code, signal }, 'worker ended badly while draining');
+        log.error({ workerPid: worker.process.pid, code, signal }, 'worker ended badly while draining');
       }
       // A worker stays in cluster.workers until its IPC channel has closed too, which may come after
       // its 'exit' (Node's lib/internal/cluster/primary.js): count the ones still running.
@@ -231,7 +231,8 @@ async function supervise(config: Config, count: number): Promise<void> {
       // It said why on standard error; another would fail the same way.
       killAllAndExit(1);
     }
-    log.error({ pid: worker.process.pid, code, signal }, 'worker died; starting another');
+    // The line's own `pid` is the primary's: the dead worker's goes under a key of its own.
+    log.error({ workerPid: worker.process.pid, code, signal }, 'worker died; starting another');
     // A short pause, so that a worker failing at start cannot spin the primary.
     setTimeout(() => stopping || fork(), RESTART_DELAY_MS);
   });

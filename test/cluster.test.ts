@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
+import { duplicateKeys } from './json-keys.js';
 import { startServer } from './process.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -37,6 +38,14 @@ test('WORKERS=2: two processes serve one port, metrics add up across them, a kil
     assert.ok(Date.now() < deadline, `no replacement:\n${server.output()}\n${server.errors()}`);
     await sleep(50);
   }
+  const died = server
+    .output()
+    .split('\n')
+    .find((line) => line.includes('"msg":"worker died; starting another"')) as string;
+  // The line's pid is the primary's; the dead worker's has a key of its own.
+  assert.deepEqual(duplicateKeys(died), []);
+  const { pid, workerPid } = JSON.parse(died) as { pid: number; workerPid: number };
+  assert.deepEqual([pid, workerPid], [primary, workers[0]]);
   const replaced = workersOf(primary);
   assert.equal(replaced.length, 2);
   assert.ok(!replaced.includes(workers[0] as number));

@@ -103,8 +103,10 @@ describe('loadConfig', () => {
     [{ PORT: '70000' }, 'PORT="70000" is invalid: it accepts an integer from 0 to 65535'],
     [{ HOST: '  ' }, 'HOST="  " is invalid: it accepts a host name or IP address'],
     [{ PORT: '3000abc' }, 'PORT="3000abc" is invalid: it accepts an integer from 0 to 65535'],
-    [{ BODY_LIMIT: '-1' }, 'BODY_LIMIT="-1" is invalid: it accepts a number of bytes from 1'],
-    [{ BODY_LIMIT: '1.5' }, 'BODY_LIMIT="1.5" is invalid: it accepts a number of bytes from 1'],
+    [{ BODY_LIMIT: '-1' }, 'BODY_LIMIT="-1" is invalid: it accepts a number of bytes from 1 to 2147483647, or with a `KiB`/`MiB`/`GiB` suffix'],
+    [{ BODY_LIMIT: '1.5' }, 'BODY_LIMIT="1.5" is invalid: it accepts a number of bytes from 1 to 2147483647, or with a `KiB`/`MiB`/`GiB` suffix'],
+    [{ BODY_LIMIT: '0.3KiB' }, 'BODY_LIMIT="0.3KiB" is invalid: it accepts a number of bytes from 1 to 2147483647, or with a `KiB`/`MiB`/`GiB` suffix'],
+    [{ BODY_LIMIT: '2GiB' }, 'BODY_LIMIT="2GiB" is invalid: it accepts a number of bytes from 1 to 2147483647, or with a `KiB`/`MiB`/`GiB` suffix'],
     [{ MAX_DEPTH: '0' }, 'MAX_DEPTH="0" is invalid: it accepts an integer from 1 to 4096'],
     [{ MEMORY_LIMIT: '100MiB' }, 'MEMORY_LIMIT="100MiB" is invalid: it accepts a number of bytes from 128 MiB, or with a `KiB`/`MiB`/`GiB` suffix, or `auto`'],
     [{ MEMORY_LIMIT: '1GB' }, 'MEMORY_LIMIT="1GB" is invalid: it accepts a number of bytes from 128 MiB, or with a `KiB`/`MiB`/`GiB` suffix, or `auto`'],
@@ -149,6 +151,10 @@ describe('loadConfig', () => {
 
   test('LOG_BACKLOG_BYTES takes its lowest value, 1 MiB, as bytes or with a suffix', () => {
     assert.equal(loadConfig({ LOG_BACKLOG_BYTES: '1MiB' }).logBacklogBytes, 2 ** 20);
+    // Every byte-sized setting takes the same forms (docs/operations.md): BODY_LIMIT too.
+    assert.equal(loadConfig({ BODY_LIMIT: '1MiB' }).bodyLimit, 2 ** 20);
+    assert.equal(loadConfig({ BODY_LIMIT: '1.5 KiB' }).bodyLimit, 1536);
+    assert.equal(loadConfig({ BODY_LIMIT: '2048' }).bodyLimit, 2048);
     assert.equal(loadConfig({ LOG_BACKLOG_BYTES: '1048576' }).logBacklogBytes, 2 ** 20);
   });
 
@@ -183,4 +189,11 @@ describe('MEMORY_LIMIT=auto', () => {
     assert.equal(formatBytes(24683656 * 1024), '23.5 GiB');
     assert.equal(formatBytes(123), '123 bytes');
   });
+});
+
+test('which Node.js versions engines accepts', async () => {
+  const { unsupportedNode } = await import('../src/node-version.js');
+  for (const version of ['v22.12.0', 'v22.23.3', 'v24.11.0', 'v24.21.0', 'v26.0.0', 'v26.10.0']) assert.equal(unsupportedNode(version), undefined, version);
+  for (const version of ['v20.20.2', 'v22.11.9', 'v23.1.0', 'v24.10.5', 'v25.0.0', 'v27.0.0', 'v18.19.0'])
+    assert.match(unsupportedNode(version) ?? '', new RegExp(`this is ${version.replaceAll('.', '\\.')}\\.`), version);
 });

@@ -147,3 +147,24 @@ test('buffered logs (LOG_FLUSH_MS): a request line is written within the interva
   for (let i = 0; i < 5; i++) assert.ok(slow.output().includes(`"requestId":"on-exit-${i}"`), `on-exit-${i} was lost`);
   assert.match(slow.output(), /"msg":"closed: every request answered"/);
 });
+
+test('on a Node.js outside engines, the service and the command each say so in one line and exit 1 before loading anything', async () => {
+  // The process believes it is Node 20.20.2, the machine's own and past its end of life.
+  const pretend = ['--import', 'data:text/javascript,Object.defineProperty(process,"version",{value:"v20.20.2"})'];
+  const cli = new URL('../dist/cli.js', import.meta.url).pathname;
+  for (const entry of [ENTRY, cli]) {
+    const child = spawn(process.execPath, [...pretend, entry, '--version'], { env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const [code] = (await once(child, 'exit')) as [number | null];
+    assert.equal(code, 1, entry);
+    assert.equal(stdout, '', 'nothing listened, nothing printed');
+    assert.equal(
+      stderr,
+      'json-utility-service needs Node.js ^22.12.0 || ^24.11.0 || ^26.0.0 (package.json engines); this is v20.20.2. ' +
+        'Run it with Node.js 22, 24 or 26 first on PATH; in a checkout of the repository: export PATH="$(bash scripts/node.sh 22):$PATH"\n',
+    );
+  }
+});

@@ -1,6 +1,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import type { TestContext } from 'node:test';
+import { duplicateKeys } from './json-keys.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 /** The built entry point, as `npm start` runs it. */
@@ -31,14 +32,20 @@ export async function startServer(t: TestContext, env: Record<string, string> = 
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true, // its own process group, so that workers and helpers go with it
   });
+  let stdout = '';
   t.after(() => {
     try {
       process.kill(-(child.pid as number), 'SIGKILL');
     } catch {
       // already gone
     }
+    // Every JSON log line the service wrote is one object with no key given twice (a reader keeps one).
+    for (const line of stdout.split('\n').slice(0, -1)) {
+      if (!line.startsWith('{')) continue;
+      const twice = duplicateKeys(line);
+      if (twice.length > 0) throw new Error(`a log line gives ${twice.join(', ')} twice: ${line}`);
+    }
   });
-  let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk) => (stdout += chunk));
   child.stderr?.on('data', (chunk) => (stderr += chunk));

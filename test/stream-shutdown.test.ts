@@ -84,6 +84,12 @@ for (const workers of ['1', '2']) {
       assert.equal(refused.status, 503);
       assert.equal(refused.headers.get('retry-after'), '1');
       assert.match(((await refused.json()) as { detail: string }).detail, /shutting down and takes no new stream/);
+      // What the drain answers on purpose is not an error: no line of the drain is at level error (50) or above.
+      const errors = server
+        .output()
+        .split('\n')
+        .filter((text) => text.startsWith('{') && (JSON.parse(text) as { level: number }).level >= 50);
+      assert.deepEqual(errors, []);
     });
 
     test('on the wire (node:http): the last line is the 503 problem, the response ends whole, the count matches the lines before it', async (t) => {

@@ -152,6 +152,7 @@ export const batchRoutes: FastifyPluginAsync<Answering & { readonly limits: Many
       },
       async (request, reply) => {
         if (answering.stopping.aborted) {
+          request.refusedByDrain = true;
           reply.header('retry-after', String(SHUTDOWN_RETRY_AFTER_SECONDS));
           throw new ProblemError(503, LIMIT_TEXTS.shuttingDown);
         }
