@@ -8,6 +8,8 @@
  *   npm run bench -- --scenarios S1,S2 --parts throughput --label try   # a quicker look at some of it
  *   npm run bench -- --targets baseline,node-features --env FEATURES=id --parts throughput --label id   # one feature's cost
  *   npm run bench -- --smoke --out /tmp/bench   # seconds-long run that only proves the script works
+ *   npm run bench -- --targets service,service-unsampled,service-traced --scenarios S1 --parts throughput --label traced   # tracing's cost
+ *   npm run bench -- --targets service,service-traced --collector http://127.0.0.1:9 --parts throughput --label down   # a collector that is down
  *   npm run bench -- --before /tmp/previous --targets service,service-before,fastify --scenarios S1,S2,S3,S4 --rounds 2 --parts throughput --label ab
  *                                               # an A/B against another checkout, built there first
  *
@@ -53,6 +55,7 @@ const { values: flags } = parseArgs({
     before: { type: 'string' },
     targets: { type: 'string' },
     env: { type: 'string', multiple: true, default: [] },
+    collector: { type: 'string' },
   },
 });
 const smoke = flags.smoke;
@@ -77,6 +80,8 @@ const chosenScenarios = new Set(flags.scenarios.split(','));
 // wrk cannot stop after a number of requests: the smoke run's loads go to autocannon.
 const generator: LoadGenerator = (flags.load as LoadGenerator | undefined) ?? (installed('wrk') && !smoke ? 'wrk' : 'autocannon');
 if (flags.before !== undefined) process.env.BENCH_BEFORE = flags.before;
+// The traced targets export to this URL instead of the bench's receiver: a collector that is down or never answers.
+if (flags.collector !== undefined) process.env.BENCH_COLLECTOR = new URL(flags.collector).href.replace(/\/$/, '');
 const ALL_TARGETS: readonly TargetName[] = [
   'service',
   'service-before',
@@ -278,7 +283,7 @@ async function main(): Promise<void> {
   const startedAt = new Date();
   const targets = new Map<TargetName, RunningTarget>();
   // The traced targets' collector: one for the run, on the load generator's CPU.
-  const receiver = TARGET_ORDER.some((name) => TARGETS[name].traced) ? await startReceiver(loadPin, workDir) : undefined;
+  const receiver = flags.collector === undefined && TARGET_ORDER.some((name) => TARGETS[name].traced) ? await startReceiver(loadPin, workDir) : undefined;
   try {
     const cells: Cell[] = [];
     let scalingRows: ScalingRow[] = [];

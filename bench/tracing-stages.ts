@@ -75,7 +75,7 @@ const STAGES: ReadonlyArray<readonly [stage: string, frame: RegExp]> = [
   ],
   ['span end', /\bend .*@opentelemetry\/sdk-trace\/dist\/Span|@opentelemetry\/core\/dist\/common\/time|MultiSpanProcessor/],
   ['batch processor', /@opentelemetry\/sdk-trace\/dist\/(platform\/node\/)?export\//],
-  ['OTLP encoding', /@opentelemetry\/otlp-transformer\//],
+  ['OTLP encoding', /@opentelemetry\/otlp-transformer\/|\/dist\/http\/observability\/otlp-protobuf\.js/],
   ['export HTTP request', /@opentelemetry\/otlp-exporter-base\/|node:_http_client|node:_http_agent/],
   ['async context', /@opentelemetry\/context-async-hooks|AsyncLocalStorage|async_context_frame|AsyncContextFrame|PromiseHook/],
   ['log binding (pino child)', /node_modules\/pino\//],
