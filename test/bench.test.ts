@@ -80,7 +80,7 @@ test('npm run bench -- --smoke: every target answers every scenario correctly, a
     maxBuffer: 16 << 20,
   });
   const report = JSON.parse(readFileSync(join(out, 'smoke.json'), 'utf8')) as BenchReport;
-  const targets = ['service', 'service-logged', 'baseline', 'node-features', 'fastify', 'fastify-logger', 'express'];
+  const targets = ['service', 'service-logged', 'service-traced', 'service-unsampled', 'baseline', 'node-features', 'fastify', 'fastify-logger', 'express'];
   assert.deepEqual(
     report.cells.map((cell) => `${cell.scenario} ${cell.target}`).sort(),
     ['S1', 'S2', 'S3', 'S4', 'S5', 'S6'].flatMap((scenario) => targets.map((target) => `${scenario} ${target}`)).sort(),
@@ -101,5 +101,5 @@ test('npm run bench -- --smoke: every target answers every scenario correctly, a
     [200, 200, 200, 200],
   );
   const markdown = readFileSync(join(out, 'smoke.md'), 'utf8');
-  for (const heading of ['## Throughput', '## Goals', '## Sort scaling', '## Peak memory']) assert.ok(markdown.includes(heading), heading);
+  for (const heading of ['## Throughput', '## Goals', '## Tracing', '## Sort scaling', '## Peak memory']) assert.ok(markdown.includes(heading), heading);
 });

@@ -191,12 +191,12 @@ describe('OpenTelemetry traces', () => {
   });
 
   test('by default the spans go as OTLP protobuf, encoded by the service (otlp-protobuf.ts), to the collector', async (t) => {
-    const bodies: Array<{ type: string | undefined; body: Buffer }> = [];
+    const bodies: Array<{ url: string | undefined; type: string | undefined; body: Buffer }> = [];
     const collector = createServer((request, response) => {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
-        bodies.push({ type: request.headers['content-type'], body: Buffer.concat(chunks) });
+        bodies.push({ url: request.url, type: request.headers['content-type'], body: Buffer.concat(chunks) });
         response.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
       });
     });
@@ -209,7 +209,8 @@ describe('OpenTelemetry traces', () => {
     server.child.kill('SIGTERM');
     assert.equal(await server.exited, 0, server.errors());
     assert.equal(bodies.length, 1);
-    const { type, body } = bodies[0] as { type: string; body: Buffer };
+    const { url: path, type, body } = bodies[0] as { url: string; type: string; body: Buffer };
+    assert.equal(path, '/v1/traces');
     assert.equal(type, 'application/x-protobuf');
     for (const expected of [Buffer.from(TRACE_ID, 'hex'), Buffer.from(PARENT_ID, 'hex'), Buffer.from('POST /api/isEven'), Buffer.from('json-utility-service')])
       assert.ok(body.includes(expected), `${expected.toString('hex')} in ${body.toString('hex')}`);
