@@ -64,14 +64,16 @@ const MIB = 1024 * KIB;
 const GIB = 1024 * MIB;
 const SIZE_UNITS: Readonly<Record<string, number>> = { '': 1, B: 1, KIB: KIB, MIB: MIB, GIB: GIB };
 
+// The units a size is said in, largest first.
+const UNITS = [
+  ['GiB', GIB],
+  ['MiB', MIB],
+  ['KiB', KIB],
+] as const;
+
 /** A bound as said in an error: in the largest unit that holds it whole, else in bytes. */
 const exactBytes = (bytes: number): string => {
-  for (const [unit, factor] of [
-    ['GiB', GIB],
-    ['MiB', MIB],
-    ['KiB', KIB],
-  ] as const)
-    if (bytes >= factor && bytes % factor === 0) return `${bytes / factor} ${unit}`;
+  for (const [unit, factor] of UNITS) if (bytes >= factor && bytes % factor === 0) return `${bytes / factor} ${unit}`;
   return String(bytes);
 };
 
@@ -88,11 +90,7 @@ const size = (min: number, max?: number) =>
 
 /** `n` bytes in the largest unit it reaches, whole or to one decimal (`805306368` → `768 MiB`). */
 export function formatBytes(bytes: number): string {
-  for (const [unit, factor] of [
-    ['GiB', GIB],
-    ['MiB', MIB],
-    ['KiB', KIB],
-  ] as const) {
+  for (const [unit, factor] of UNITS) {
     if (bytes >= factor) return `${Number((bytes / factor).toFixed(1))} ${unit}`;
   }
   return `${bytes} bytes`;

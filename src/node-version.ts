@@ -1,7 +1,4 @@
-import { readFileSync } from 'node:fs';
-
-// The Node.js lines package.json's `engines` accepts, as `^X.Y.Z || ^X.Y.Z ...`.
-const ENGINES = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { engines: { node: string } }).engines.node;
+import { ENGINES } from './version.js';
 
 /**
  * Why this Node.js cannot run the service, in one line naming the version and the fix, or

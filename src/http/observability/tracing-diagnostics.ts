@@ -1,5 +1,5 @@
 import { DiagLogLevel, diag, type DiagLogger } from '@opentelemetry/api';
-import { setGlobalErrorHandler } from '@opentelemetry/core';
+import { diagLogLevelFromString, setGlobalErrorHandler } from '@opentelemetry/core';
 import type { FastifyBaseLogger } from 'fastify';
 
 /** At most this many of the SDK's lines a minute reach the log; the next line written says how many were left out. */
@@ -7,16 +7,6 @@ export const SDK_LINES_PER_MINUTE = 10;
 // Lines said before the service's logger exists (the SDK reads its settings at start) wait for it, this many at most.
 const WAITING_LINES_MAX = 20;
 
-// OTEL_LOG_LEVEL's values (OpenTelemetry's JavaScript SDK: NONE, ERROR, WARN, INFO, DEBUG, VERBOSE, ALL).
-const LEVELS: Readonly<Record<string, DiagLogLevel>> = {
-  NONE: DiagLogLevel.NONE,
-  ERROR: DiagLogLevel.ERROR,
-  WARN: DiagLogLevel.WARN,
-  INFO: DiagLogLevel.INFO,
-  DEBUG: DiagLogLevel.DEBUG,
-  VERBOSE: DiagLogLevel.VERBOSE,
-  ALL: DiagLogLevel.ALL,
-};
 type PinoLevel = 'error' | 'warn' | 'info' | 'debug' | 'trace';
 
 export interface TracingDiagnostics {
@@ -27,7 +17,7 @@ export interface TracingDiagnostics {
 /**
  * Sends OpenTelemetry's own complaints (a bad setting, an export that failed) to the service's log
  * as JSON lines, at most SDK_LINES_PER_MINUTE a minute, instead of the SDK's console lines and
- * stack traces on standard error. `level` is OTEL_LOG_LEVEL (`warn` when unset or unknown).
+ * stack traces on standard error. `level` is OTEL_LOG_LEVEL (`warn` when unset).
  *
  * @example
  * const diagnostics = routeDiagnostics(process.env.OTEL_LOG_LEVEL); diagnostics.writeTo(app.log);
@@ -66,7 +56,8 @@ export function routeDiagnostics(level: string | undefined): TracingDiagnostics 
     debug: (message, ...args) => write('debug', line(message, args)),
     verbose: (message, ...args) => write('trace', line(message, args)),
   };
-  diag.setLogger(sink, { logLevel: LEVELS[level?.trim().toUpperCase() ?? 'WARN'] ?? DiagLogLevel.WARN, suppressOverrideMessage: true });
+  // OTEL_LOG_LEVEL read as NodeSDK reads it (an unknown value is INFO), `warn` when unset.
+  diag.setLogger(sink, { logLevel: diagLogLevelFromString(level) ?? DiagLogLevel.WARN, suppressOverrideMessage: true });
   // An export that failed reaches the SDK's error handler, whose default writes the error's every property, stack included.
   setGlobalErrorHandler((error) => {
     const { message, code } =

@@ -20,8 +20,6 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The request's span while it records and has not ended. */
     span: Span | undefined;
-    /** The operation its span names at the end (`json_utility.operation`). */
-    spanOperation: string | undefined;
   }
 }
 
@@ -69,7 +67,6 @@ export function startTracing(): Tracing {
     traceRequests(app) {
       diagnostics.writeTo(app.log);
       app.decorateRequest('span', undefined);
-      app.decorateRequest('spanOperation', undefined);
       app.addHook('onRequest', (request, reply, done) => {
         const method = KNOWN_METHODS.has(request.method) ? request.method : '_OTHER';
         // Named by its method until sampled, then by method and route: routeOptions is a new object at each read.
@@ -95,8 +92,9 @@ export function startTracing(): Tracing {
           span.setAttribute('client.address', request.ip);
           const userAgent = request.headers['user-agent'];
           if (userAgent !== undefined) span.setAttribute('user_agent.original', userAgent);
+          const operation = config.countsAs ?? schema?.operationId;
+          if (operation !== undefined) span.setAttribute('json_utility.operation', operation);
           request.span = span;
-          request.spanOperation = config.countsAs ?? schema?.operationId;
           (reply.raw as TracedResponse)[TRACED] = request;
           reply.raw.on('close', endSpan);
         }
@@ -124,7 +122,6 @@ function endSpan(this: TracedResponse): void {
   if (request === undefined || span === undefined) return;
   request.span = undefined;
   this[TRACED] = undefined;
-  if (request.spanOperation !== undefined) span.setAttribute('json_utility.operation', request.spanOperation);
   const tally = request.operationTally;
   if (tally !== undefined) {
     let operations = 0;
