@@ -35,7 +35,7 @@ declare module 'fastify' {
     lifecycle: Lifecycle;
     /** The memory budget and the pool that answers large bodies. */
     memory: MemorySetup;
-    /** What `/metrics` serves: on this app, or with ADMIN_PORT on the admin app (server.ts). */
+    /** What `/metrics` serves: on this app, or with ADMIN_PORT on the admin app (server/listen.ts). */
     metrics: HttpMetrics;
   }
 }
@@ -220,7 +220,7 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
 
   const routes = recordRoutes(app);
   await registerOpenApi(app, prefix, config.securityHeaders === 'on');
-  // With ADMIN_PORT the probes and metrics are served there instead (server.ts).
+  // With ADMIN_PORT the probes and metrics are served there instead (server/listen.ts).
   if (config.adminPort === 'off') registerProbes(app, { ready: () => lifecycle.ready, metrics });
   const answering = { limits: config, offloadBodyBytes: config.offloadBodyBytes, pool: memory.pool };
   await app.register(operationRoutes, { prefix, ...answering });

@@ -5,7 +5,7 @@ import { connect, type AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import { before, describe, test, type TestContext } from 'node:test';
 import { promisify } from 'node:util';
-import { tracingRequested } from '../src/server.js';
+import { tracingRequested } from '../src/http/observability/tracing-requested.js';
 import { startServer } from './process.js';
 import { silentServer } from './silent-server.js';
 

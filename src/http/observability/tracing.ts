@@ -8,7 +8,7 @@ import { routeDiagnostics } from './tracing-diagnostics.js';
 import { protobufExportWanted, protobufSpanExporter } from './otlp-protobuf.js';
 
 /**
- * OpenTelemetry traces, loaded only when the standard environment asks for them (server.ts):
+ * OpenTelemetry traces, loaded only when the standard environment asks for them (server/serve.ts, tracing-requested.ts):
  * OpenTelemetry's NodeSDK reads every OTEL_* variable (exporter, endpoint, protocol, sampler,
  * service name, resource, propagators); this file adds one SERVER span per request, named and
  * marked as the HTTP semantic conventions say (https://opentelemetry.io/docs/specs/semconv/http/http-spans/).
