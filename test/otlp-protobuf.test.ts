@@ -4,7 +4,8 @@ import fc from 'fast-check';
 import { SpanKind, SpanStatusCode, TraceFlags, type Attributes, type AttributeValue, type Link } from '@opentelemetry/api';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { TracerProvider, type ReadableSpan } from '@opentelemetry/sdk-trace';
-import { encodeTraceRequest, protobufExportWanted } from '../src/http/observability/otlp-protobuf.js';
+import { encodeTraceRequest } from '../src/http/observability/otlp-protobuf.js';
+import { protobufExportWanted } from '../src/http/observability/otlp-exporter.js';
 
 // The service's OTLP protobuf encoding writes the same bytes as OpenTelemetry's own serializer,
 // for any spans the SDK can make: random names, attributes of every type, events, links, status,

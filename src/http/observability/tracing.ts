@@ -5,7 +5,7 @@ import type { ServerResponse } from 'node:http';
 import { VERSION } from '../../version.js';
 import { withBindings } from './request-logger.js';
 import { routeDiagnostics } from './tracing-diagnostics.js';
-import { protobufExportWanted, protobufSpanExporter } from './otlp-protobuf.js';
+import { protobufExportWanted, protobufSpanExporter } from './otlp-exporter.js';
 
 /**
  * OpenTelemetry traces, loaded only when the standard environment asks for them (server/serve.ts, tracing-requested.ts):
