@@ -58,7 +58,7 @@ export interface BenchReport {
  * The goals: the service (default settings) against the bare Fastify floor, Fastify with its
  * default request logging and Express; the service logging every request against the floor.
  */
-export interface Goal {
+interface Goal {
   /** Over what, by which target. */
   readonly of: TargetName;
   readonly target: TargetName;
@@ -80,7 +80,7 @@ const small = (floor: number): Goal[] => [
 ];
 // An A/B (--before): this build no slower than the one before it.
 const ab: Goal = { target: 'service', of: 'service-before', atLeast: 1 };
-export const GOALS: Readonly<Record<string, readonly Goal[]>> = {
+const GOALS: Readonly<Record<string, readonly Goal[]>> = {
   S1: [...single, ab],
   S2: [...single, ab],
   S3: [...small(0.9), ab],
@@ -93,7 +93,7 @@ const mean = (values: readonly number[]): number => values.reduce((sum, v) => su
 const fixed = (value: number, digits: number): string => (Number.isFinite(value) ? value.toFixed(digits) : '–');
 const thousands = (value: number): string => Math.round(value).toLocaleString('en');
 
-export interface Summary {
+interface Summary {
   scenario: string;
   target: TargetName;
   perRound: number[];
@@ -107,7 +107,7 @@ export interface Summary {
 }
 
 /** Mean over rounds per scenario and target. */
-export function summarize(cells: readonly Cell[]): Summary[] {
+function summarize(cells: readonly Cell[]): Summary[] {
   const groups = new Map<string, Cell[]>();
   for (const cell of cells) {
     const key = `${cell.scenario}\u0000${cell.target}`;
@@ -141,7 +141,7 @@ const median = (values: readonly number[]): number => {
  * figure by a third, so the spread over processes is the one that tells a difference. A run of one
  * process gives the ratio of each round instead.
  */
-export function ratio(
+function ratio(
   cells: readonly Cell[],
   scenario: string,
   target: TargetName,

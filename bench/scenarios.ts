@@ -61,7 +61,7 @@ export function randomIntegers(count: number, random = seededRandom(1)): number[
   return Array.from({ length: count }, () => Math.floor(random() * 2_000_001) - 1_000_000);
 }
 
-export function randomDoubles(count: number, random = seededRandom(2)): number[] {
+function randomDoubles(count: number, random = seededRandom(2)): number[] {
   return Array.from({ length: count }, () => (random() - 0.5) * 1e6);
 }
 

@@ -136,7 +136,7 @@ export function memoryMiB(pid: number, field: 'VmRSS' | 'VmHWM'): number {
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
 /** The user and system CPU time used so far, in microseconds, from a /proc stat file: a process's, or one thread's (/proc/<pid>/task/<tid>/stat). */
-export function cpuTimesOf(statFile: string): { user: number; system: number } {
+function cpuTimesOf(statFile: string): { user: number; system: number } {
   // The command name (field 2) may hold spaces: count fields from after its closing parenthesis.
   const fields = readFileSync(statFile, 'utf8').split(') ')[1]?.split(' ') ?? [];
   return { user: (Number(fields[11]) * 1e6) / TICKS_PER_SECOND, system: (Number(fields[12]) * 1e6) / TICKS_PER_SECOND };

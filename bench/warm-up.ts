@@ -4,7 +4,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Requests every target answers with an error: a bad body (400), an unknown path (404), a method the path does not take (405). */
-export const BAD_REQUESTS: ReadonlyArray<Pick<Scenario, 'method' | 'path' | 'body'>> = [
+const BAD_REQUESTS: ReadonlyArray<Pick<Scenario, 'method' | 'path' | 'body'>> = [
   { method: 'POST', path: '/api/isEven', body: '{"input":"twelve"}' },
   { method: 'POST', path: '/api/sort', body: '{"input":' },
   { method: 'GET', path: '/api/nothing-here' },

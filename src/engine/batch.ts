@@ -21,7 +21,7 @@ export interface BatchLimits extends Limits {
 }
 
 /** What the validator checks of a batch as a whole; each item is checked on its own. */
-export const BatchEnvelopeSchema = Type.Object(
+const BatchEnvelopeSchema = Type.Object(
   { operations: Type.Array(Type.Unknown(), { [EXPECTED]: 'an array of operations' }) },
   { [EXPECTED]: 'a JSON object with an "operations" array' },
 );

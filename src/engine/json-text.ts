@@ -172,7 +172,7 @@ export function deepValues(bytes: Uint8Array, limit: number, within?: Uint8Array
  * @example
  * pointerOfKey('"a/b"') //=> '/a~1b'
  */
-export function pointerOfKey(quotedKey: string): string {
+function pointerOfKey(quotedKey: string): string {
   try {
     return toJsonPointer([JSON.parse(quotedKey) as string]);
   } catch {

@@ -23,7 +23,7 @@ const CARRIAGE_RETURN = 0x0d;
 const LINE = 'The line';
 const ITEM = 'a JSON object with an "operation" field and that operation\'s fields';
 /** About how much answer text is handed on at a time, so that one chunk of short lines never makes a large piece. */
-export const ANSWER_PIECE_CHARS = 64 * 1024;
+const ANSWER_PIECE_CHARS = 64 * 1024;
 
 /**
  * Answers one line (without its line break) as its single endpoint would answer the item in it:
@@ -32,7 +32,7 @@ export const ANSWER_PIECE_CHARS = 64 * 1024;
  * @example
  * answerLine(Buffer.from('{"operation":"isEven","input":"12"}'), limits) //=> { status: 200, result: { ret: true } }
  */
-export function answerLine(line: Uint8Array | string, limits: StreamLimits, tally: Tally = {}): ItemAnswer {
+function answerLine(line: Uint8Array | string, limits: StreamLimits, tally: Tally = {}): ItemAnswer {
   let item: unknown;
   let answer: ItemAnswer;
   try {

@@ -16,7 +16,7 @@ export class JsonText {
   constructor(readonly text: string) {}
 }
 
-export interface AnswerContext {
+interface AnswerContext {
   readonly limits: Limits;
   /** The JSON source text of the operation's `numberField`, when that member was a number. */
   readonly numberSource: string | undefined;
@@ -45,7 +45,7 @@ export const TAG_DESCRIPTIONS = {
   batch: 'Many operations in one request: a JSON batch, or an NDJSON stream answered line by line',
   legacy: 'The earlier revision at the root, still served but deprecated: see each route for its successor',
 } as const;
-export type Tag = keyof typeof TAG_DESCRIPTIONS;
+type Tag = keyof typeof TAG_DESCRIPTIONS;
 
 /** The earlier revision's form of an operation (docs/behaviour.md §4), and the migration table of docs/earlier-revision.md. */
 export interface LegacyForm {

@@ -9,7 +9,7 @@ const WORD: Readonly<Record<ParityName, string>> = { isEven: 'even', isOdd: 'odd
 // Both are decided from the number's text; its length bounds the work.
 const PARITY_MEMORY = 16;
 
-export const ParityBodySchema = Type.Object(
+const ParityBodySchema = Type.Object(
   {
     input: Type.Union([Type.Number(), Type.String()], {
       [EXPECTED]: NUMBER_OR_NUMERIC_STRING,
@@ -64,7 +64,7 @@ const parity = (name: ParityName) =>
 export const isEven = parity('isEven');
 export const isOdd = parity('isOdd');
 
-export const LegacyParityBodySchema = Type.Object(
+const LegacyParityBodySchema = Type.Object(
   {
     number: Type.Union([Type.Number(), Type.String()], {
       [EXPECTED]: NUMBER_OR_NUMERIC_STRING,

@@ -4,7 +4,7 @@ import { BODY_ERRORS, defineOperation, example, JSON_OBJECT_BODY } from './defin
 import { sortedOrProblem } from './field-rules.js';
 import { EXPECTED, fromCore } from './problem.js';
 
-export const SortBodySchema = Type.Object(
+const SortBodySchema = Type.Object(
   {
     input: Type.Array(Type.Unknown(), {
       [EXPECTED]: 'an array of JSON values',
@@ -34,7 +34,7 @@ export const SortBodySchema = Type.Object(
   },
 );
 
-export const SortResponseSchema = Type.Object(
+const SortResponseSchema = Type.Object(
   { sortedArray: Type.Array(Type.Unknown(), { description: 'The input in sorted order, duplicates kept' }) },
   { examples: [{ sortedArray: [-3, 1.5, 9, 10] }] },
 );
@@ -58,7 +58,7 @@ export const sort = defineOperation({
   },
 });
 
-export const LegacySortBodySchema = Type.Object(
+const LegacySortBodySchema = Type.Object(
   { array: Type.Array(Type.Unknown(), { [EXPECTED]: 'an array of JSON values', description: 'The values to sort' }) },
   {
     [EXPECTED]: 'a JSON object with an "array" field',

@@ -9,7 +9,7 @@ const SEPARATOR = {
   description: 'Literal text to split at (never a regular expression); `""` splits into user-perceived characters',
 };
 
-export const StringSplitBodySchema = Type.Object(
+const StringSplitBodySchema = Type.Object(
   {
     input: Type.Object(
       {
@@ -30,7 +30,7 @@ export const StringSplitBodySchema = Type.Object(
   },
 );
 
-export const StringListResultSchema = Type.Object({ ret: Type.Array(Type.String()) }, { examples: [{ ret: ['a', 'b', '', 'c'] }] });
+const StringListResultSchema = Type.Object({ ret: Type.Array(Type.String()) }, { examples: [{ ret: ['a', 'b', '', 'c'] }] });
 
 export const stringSplit = defineOperation({
   path: '/stringSplit',

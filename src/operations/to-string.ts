@@ -17,7 +17,7 @@ export const toString = defineOperation({
   answer: ({ input }) => ({ ret: stringFormOrProblem(input, '/input') }),
 });
 
-export const LegacyToStringBodySchema = Type.Object(
+const LegacyToStringBodySchema = Type.Object(
   { number: Type.Unknown({ [EXPECTED]: 'any JSON value', description: 'Any JSON value, despite the name' }) },
   {
     [EXPECTED]: 'a JSON object with a "number" field',

@@ -10,10 +10,10 @@ import { OPERATIONS, type Operation } from '../../operations/index.js';
 const BODY_COPIES = 2;
 
 /** What any request with a body costs besides it: socket buffers, the request and reply objects. */
-export const REQUEST_OVERHEAD_BYTES = 64 * 1024;
+const REQUEST_OVERHEAD_BYTES = 64 * 1024;
 
 /** A worker thread's young generation fills before it is collected: a large body pays for it. */
-export const OFFLOADED_OVERHEAD_BYTES = 16 * 1024 * 1024;
+const OFFLOADED_OVERHEAD_BYTES = 16 * 1024 * 1024;
 
 /** A batch may mix every kind of operation: it is estimated as the costliest kind. */
 export const COSTLIEST_BYTES_PER_BYTE = Math.max(...Object.values(OPERATIONS as Readonly<Record<string, Operation>>).map((operation) => operation.memory));

@@ -47,7 +47,7 @@ export function detectMemoryLimit(
 }
 
 // The cluster's primary only forks, supervises and sums metrics: this much of the limit is left to it.
-export const PRIMARY_RESERVE_BYTES = 64 * 1024 * 1024;
+const PRIMARY_RESERVE_BYTES = 64 * 1024 * 1024;
 
 /**
  * Each process's share of `limit`: all of it with one process, else an equal part of what the

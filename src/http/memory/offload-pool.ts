@@ -24,7 +24,7 @@ export interface OffloadPoolOptions {
 // Under tsx (tests, `npm run dev`) the worker is the TypeScript source; built, it is the .js beside this file.
 const WORKER = new URL(import.meta.url.endsWith('.ts') ? './offload-worker.ts' : './offload-worker.js', import.meta.url);
 
-export const WORKER_FAILED_RETRY_AFTER_SECONDS = 1;
+const WORKER_FAILED_RETRY_AFTER_SECONDS = 1;
 /**
  * A pool thread's V8 limits: its old generation (`heapMb`, from the memory budget, so that it
  * collects before the process passes MEMORY_LIMIT) and a fixed young generation, so that the

@@ -9,7 +9,7 @@ import { answerPrimaryCollections, askPrimaryForClusterMetrics } from './cluster
  * so that their number stays bounded.
  */
 
-export const UNMATCHED_ROUTE = 'unmatched';
+const UNMATCHED_ROUTE = 'unmatched';
 
 // Process metrics exist once per process, however many apps a test builds.
 let processRegistry: Registry | undefined;

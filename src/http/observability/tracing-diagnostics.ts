@@ -3,7 +3,7 @@ import { diagLogLevelFromString, setGlobalErrorHandler } from '@opentelemetry/co
 import type { FastifyBaseLogger } from 'fastify';
 
 /** At most this many of the SDK's lines a minute reach the log; the next line written says how many were left out. */
-export const SDK_LINES_PER_MINUTE = 10;
+const SDK_LINES_PER_MINUTE = 10;
 // Lines said before the service's logger exists (the SDK reads its settings at start) wait for it, this many at most.
 const WAITING_LINES_MAX = 20;
 

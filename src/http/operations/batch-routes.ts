@@ -29,12 +29,12 @@ export interface ManyLimits extends BatchLimits, StreamLimits {
   readonly streamTimeoutMs: number;
 }
 
-export const NDJSON_CONTENT_TYPE = 'application/x-ndjson; charset=utf-8';
+const NDJSON_CONTENT_TYPE = 'application/x-ndjson; charset=utf-8';
 /** When a stream ended by shutdown may be sent again: at once, to another instance the load balancer picks. */
-export const SHUTDOWN_RETRY_AFTER_SECONDS = 1;
+const SHUTDOWN_RETRY_AFTER_SECONDS = 1;
 
 /** The last line of a stream that shutdown ended: a 503 problem that says how many lines were answered, so the client knows where to resume. */
-export interface ShutdownProblem extends Problem {
+interface ShutdownProblem extends Problem {
   readonly answered: number;
   readonly retryAfter: number;
 }

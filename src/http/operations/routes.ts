@@ -29,7 +29,7 @@ const neverCoded = { compress: false } as const;
 export const documentOnly = () => () => true;
 
 /** Sends an outcome: a problem, JSON text as it is, or an object through the route's serializer. */
-export function sendOutcome(reply: FastifyReply, outcome: Outcome): FastifyReply | object {
+function sendOutcome(reply: FastifyReply, outcome: Outcome): FastifyReply | object {
   if (!('result' in outcome)) return sendProblem(reply, outcome.problem);
   return outcome.result instanceof JsonText ? reply.type(JSON_CONTENT_TYPE).send(outcome.result.text) : outcome.result;
 }

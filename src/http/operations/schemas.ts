@@ -10,7 +10,7 @@ import { ANSWER_CODINGS } from '../protocol/answer-coding.js';
  * and are the OpenAPI document (@fastify/swagger).
  */
 
-export const FieldErrorSchema = Type.Object({
+const FieldErrorSchema = Type.Object({
   pointer: Type.String({ description: 'JSON Pointer (RFC 6901) to the offending field of the request body', examples: ['/input'] }),
   detail: Type.String({ examples: ['/input must be an integer'] }),
 });

@@ -1,5 +1,5 @@
 /**
- * The per-request regression check of bench/micro/instructions.ts: a figure measured now against
+ * The per-request regression check of bench/instructions.ts: a figure measured now against
  * the one saved in bench/results/per-request/instructions.json. What a process's V8 state adds (a
  * collection, a burst of compiling, code left in a lower tier, deprecated maps) only ever adds
  * instructions, so the least figure over its windows, and over the processes measured, is the one

@@ -10,14 +10,14 @@
  * Idling is counted too (the quieter of two stretches) and taken off (timers: the connections check, metrics'
  * event-loop sampling). Only user-space instructions count: the kernel's read and writev are not.
  *
- *   npx tsx bench/micro/instructions.ts                                  # service, fastify, node-features; S1 and S2
- *   npx tsx bench/micro/instructions.ts --targets service --functions    # and where they go, by package and by function
- *   npx tsx bench/micro/instructions.ts --targets service --env CORS_ORIGINS=off   # one feature's share, by difference
- *   npx tsx bench/micro/instructions.ts --targets service --check bench/results/per-request/instructions.json
+ *   npx tsx bench/instructions.ts                                  # service, fastify, node-features; S1 and S2
+ *   npx tsx bench/instructions.ts --targets service --functions    # and where they go, by package and by function
+ *   npx tsx bench/instructions.ts --targets service --env CORS_ORIGINS=off   # one feature's share, by difference
+ *   npx tsx bench/instructions.ts --targets service --check bench/results/per-request/instructions.json
  *                                                                        # fails past the saved figure plus its margin,
  *                                                                        # measured in up to --attempts (5) processes
- *   npx tsx bench/micro/instructions.ts --targets service --node-flag=--max-semi-space-size=32   # a V8 flag's effect
- *   npx tsx bench/micro/instructions.ts --warmup-loads 3                 # after every scenario with requests in flight
+ *   npx tsx bench/instructions.ts --targets service --node-flag=--max-semi-space-size=32   # a V8 flag's effect
+ *   npx tsx bench/instructions.ts --warmup-loads 3                 # after every scenario with requests in flight
  *
  * `--functions` starts the target with `--perf-basic-prof`, so that the addresses of JIT code can
  * be named from /tmp/perf-<pid>.map; that flag changes the counts a little, so totals come from
@@ -31,10 +31,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { execFileSync } from 'node:child_process';
-import { scenarios, type Scenario } from '../scenarios.js';
-import { TARGETS, type TargetName } from '../targets.js';
+import { scenarios, type Scenario } from './scenarios.js';
+import { TARGETS, type TargetName } from './targets.js';
 import { leastOf, verdicts } from './instruction-check.js';
-import { mixedRequests, WARM_UP_PASSES } from '../warm-up.js';
+import { mixedRequests, WARM_UP_PASSES } from './warm-up.js';
 
 const { values: flags } = parseArgs({
   options: {
