@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: the service side by side with bare node:http (alone and with the service's
  * per-request features), bare Fastify (with and without its logger) and Express 5, in one run, under the same load generator (wrk when installed, else autocannon).
- * Writes bench/results/<label>.json and .md. A benchmark, not a test: it never fails on timing.
+ * Writes bench/results/<label>.json and .md (the label is the Node.js line by default: node26). A benchmark, not a test: it never fails on timing.
  *
  *   npm run bench                      # 3 processes per target, 1 round of 5 s each per scenario; sort scaling, batches, the client's batching, peak RSS
  *   npm run bench -- --processes 5 --rounds 2 --seconds 5 --label after
@@ -45,7 +45,7 @@ const { values: flags } = parseArgs({
     connections: { type: 'string', default: '50' },
     sizes: { type: 'string', default: '1000,10000,100000,1000000' },
     load: { type: 'string' },
-    label: { type: 'string', default: 'latest' },
+    label: { type: 'string', default: `node${process.versions.node.split('.')[0]}` },
     out: { type: 'string', default: join(root, 'bench/results') },
     scenarios: { type: 'string', default: 'S1,S2,S3,S4,S5,S6' },
     parts: { type: 'string', default: 'throughput,scaling,many,client,rss' },

@@ -268,7 +268,7 @@ describe('decompression bombs (docs/behaviour.md §3, BODY_LIMIT)', () => {
     t.diagnostic(
       `${30 * bombs.length} bombs: ${cpu.toFixed(1)} ms of CPU each; RSS ${idle.toFixed(0)} MiB before, at most ${bombPeak.toFixed(0)} MiB (after as many plain bodies over the limit: at most ${plainPeak.toFixed(0)} MiB)`,
     );
-    // Inflating one whole bomb takes 200-300 ms of CPU here (bench/results/content-coding/decompression-bomb.json).
+    // Inflating one whole bomb takes 200-300 ms of CPU here (docs/performance.md, Earlier measurements).
     assert.ok(cpu < 60, `${cpu.toFixed(1)} ms of CPU a bomb`);
     // What bombs leave is their decoded MiB each, garbage until V8 collects it (V8 lets up to about 64 MiB
     // of such buffers wait), and the decoders' windows the allocator keeps after they are freed (br 4 MiB

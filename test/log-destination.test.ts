@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { test } from 'node:test';
-import { spawnLoggingChild } from '../bench/micro/logging-child.js';
+import { spawnLoggingChild } from './logging-child.js';
 import { LOG_BUFFER_BYTES } from '../src/http/observability/log-destination.js';
 
 /**

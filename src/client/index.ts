@@ -126,7 +126,7 @@ export interface ClientOptions {
   readonly batch?: BatchOptions;
   /**
    * Request bodies of at least this many bytes go gzip-coded (`Content-Encoding: gzip`): an array
-   * of random numbers about halves (bench/results/content-coding), repetitive data shrinks more.
+   * of random numbers about halves (docs/performance.md), repetitive data shrinks more.
    * Off by default. Coded answers are read whatever it says: `fetch` asks for them and decodes them.
    */
   readonly gzipBodiesFrom?: number;

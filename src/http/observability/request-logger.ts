@@ -7,7 +7,7 @@ type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
  * A request's logger that becomes pino's child logger, with the request id bound, only when the
  * request logs something. Fastify makes a child logger for every request, and at the default
  * ACCESS_LOG=minimal most requests log nothing: pino's `child()` serializes the bindings and
- * builds a logger each time (bench/results/per-request says what it cost).
+ * builds a logger each time (docs/performance.md, Earlier measurements, says what it cost).
  */
 class RequestLogger implements FastifyBaseLogger {
   #real: FastifyBaseLogger | undefined;

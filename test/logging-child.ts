@@ -1,12 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 
-const MODULE = new URL('../../src/http/observability/log-destination.ts', import.meta.url).href;
+const MODULE = new URL('../src/http/observability/log-destination.ts', import.meta.url).href;
 
 /**
  * A child process that runs `script` with `logger`, a pino logger writing through
  * `logDestination(flushMs, backlogBytes)` (src/http/observability/log-destination.ts), and `droppedLogLines` in
  * scope; its stdout is `stdout` (a pipe unless given), stderr a pipe. Used by
- * bench/micro/log-pipe-pause.ts and test/buffered-stdout.test.ts.
+ * test/log-destination.test.ts.
  *
  * @example
  * const child = spawnLoggingChild("logger.info('hello')", { flushMs: 250, backlogBytes: 8 * 1024 * 1024 });
@@ -29,6 +29,6 @@ export function spawnLoggingChild(
       '-e',
       `import pino from 'pino'; import { logDestination, droppedLogLines } from ${JSON.stringify(MODULE)}; const logger = pino(${pinoOptions}, logDestination(${flushMs}, ${backlogBytes})); ${script}`,
     ],
-    { stdio: ['ignore', stdout, 'pipe'], cwd: new URL('../..', import.meta.url) },
+    { stdio: ['ignore', stdout, 'pipe'], cwd: new URL('..', import.meta.url) },
   );
 }
