@@ -6,7 +6,7 @@ import { ClientError, ProblemError, createClient, type Client, type ClientOption
 import { buildApp } from '../src/app.js';
 import { silentServer } from './silent-server.js';
 
-// createClient({ batch }) (README, "From code"): calls made close together go as one POST /api/batch,
+// createClient({ batch }) (docs/usage.md, "From code"): calls made close together go as one POST /api/batch,
 // and each call cannot tell, but by its speed, that it was batched.
 
 let app: FastifyInstance;

@@ -224,23 +224,23 @@ describe('deploy/', () => {
     assert.ok(ofKind('PodDisruptionBudget').spec.maxUnavailable === 1 || ofKind('PodDisruptionBudget').spec.minAvailable >= 1);
   });
 
-  test('one image tag everywhere: the manifest, the Dockerfile, README, and the package version', () => {
+  test('one image tag everywhere: the manifest, the Dockerfile, docs/usage.md, and the package version', () => {
     const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
     const image = `json-utility-service:${version}`;
     assert.equal(container.image, image);
-    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const usage = readFileSync(new URL('../docs/usage.md', import.meta.url), 'utf8');
     const yamlText = readFileSync(new URL('../deploy/kubernetes.yaml', import.meta.url), 'utf8');
     for (const [name, text] of [
       ['Dockerfile', dockerfile],
-      ['README.md', readme],
+      ['docs/usage.md', usage],
       ['kubernetes.yaml', yamlText],
     ] as const) {
       const tags = [...text.matchAll(/json-utility-service:([\w.-]+)/g)].map((m) => m[1]);
       assert.ok(tags.length > 0, `${name} names the image`);
       for (const tag of tags) assert.equal(tag, version, `${name}: json-utility-service:${tag}`);
     }
-    assert.match(readme, new RegExp(`^docker build -f deploy/Dockerfile -t ${image.replaceAll('.', '\\.')} \\.$`, 'm'));
-    assert.match(readme, new RegExp(`^docker run .*${image.replaceAll('.', '\\.')}$`, 'm'));
+    assert.match(usage, new RegExp(`^docker build -f deploy/Dockerfile -t ${image.replaceAll('.', '\\.')} \\.$`, 'm'));
+    assert.match(usage, new RegExp(`^docker run .*${image.replaceAll('.', '\\.')}$`, 'm'));
   });
 
   test('the pod meets the restricted Pod Security Standard; the check has teeth', () => {

@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-// The package as a user receives it: README's install lines, run as written (`npm pack`, then a
+// The package as a user receives it: docs/usage.md's install lines, run as written (`npm pack`, then a
 // global install of the tarball, into a fresh prefix), then used as a command and as a library.
 
 const run = promisify(execFile);
@@ -55,7 +55,7 @@ async function serveAndAsk(env: Record<string, string>): Promise<{ exited: Promi
 describe('the packed package, installed as a user would', { timeout: 240_000 }, () => {
   let versionLine = '';
   before(async () => {
-    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const readme = readFileSync(join(root, 'docs/usage.md'), 'utf8');
     const block = /^## Install\n[^]*?```sh\n([^]*?)```/m.exec(readme)?.[1] ?? '';
     const lines = block
       .split('\n')
@@ -88,7 +88,7 @@ describe('the packed package, installed as a user would', { timeout: 240_000 }, 
   });
   after(() => rmSync(work, { recursive: true, force: true }));
 
-  test("README's install lines, as written, install the package and its command", () => {
+  test("docs/usage.md's install lines, as written, install the package and its command", () => {
     assert.equal(versionLine, '1.0.0\n');
     assert.ok(readdirSync(installed).includes('LICENSE'), 'the licence ships in the package');
   });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { SETTINGS } from '../src/config.js';
@@ -8,6 +8,7 @@ import { GENERATED, withTables } from '../scripts/readme-tables.js';
 import { build } from './http/helper.js';
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+const usage = readFileSync(new URL('../docs/usage.md', import.meta.url), 'utf8');
 // The curl examples of the README and of the earlier revision's page, checked alike.
 const documents = readme + readFileSync(new URL('../docs/earlier-revision.md', import.meta.url), 'utf8');
 
@@ -98,21 +99,21 @@ test('the generated tables (configuration in docs/operations.md, migration in RE
 
 test('README names nothing that exists only where it was built', () => {
   assert.doesNotMatch(readme, /these machines|CI's run of [0-9a-f]{7}/);
-  for (const doc of ['docs/operations.md', 'docs/performance.md', 'docs/behaviour.md', 'docs/development.md', 'docs/earlier-revision.md'])
+  for (const doc of ['docs/usage.md', 'docs/operations.md', 'docs/performance.md', 'docs/behaviour.md', 'docs/development.md', 'docs/earlier-revision.md'])
     assert.ok(readme.includes(`(${doc}`), doc);
 });
 
-test("the Architecture section's file:line references point at what they name", () => {
-  const section = readme.slice(readme.indexOf('## Architecture'), readme.indexOf('\n## ', readme.indexOf('## Architecture') + 1));
-  const references = [...section.matchAll(/([\w/-]+\.ts):(\d+)(?: ([\w.]+))?/g)];
-  assert.ok(references.length >= 8, `${references.length} references`);
-  for (const reference of references) {
-    const [whole, file, line, after] = reference as unknown as [string, string, string, string | undefined];
-    // The name is the word after the reference (the table), else the last `name` before it (the prose).
-    const name = after ?? [...section.slice(0, reference.index).matchAll(/`([\w.]+)`/g)].at(-1)?.[1];
-    const text = readFileSync(new URL(`../src/${file}`, import.meta.url), 'utf8').split('\n')[Number(line) - 1];
-    assert.ok(name !== undefined && text?.includes(name), `${whole}: line ${line} of src/${file} is ${JSON.stringify(text)}, not ${name}`);
+test("the Architecture section's stages name files that exist and the functions in them", () => {
+  const section = readme.slice(readme.indexOf('## Architecture'));
+  const stages = [...section.matchAll(/^\w* +([\w/-]+\.ts) +(\w+):/gm)];
+  assert.ok(stages.length >= 10 && stages.length <= 15, `${stages.length} stages`);
+  for (const [line, file, name] of stages as unknown as Array<[string, string, string]>) {
+    const path = new URL(`../src/${file}`, import.meta.url);
+    assert.ok(existsSync(path), `${line}: no src/${file}`);
+    assert.match(readFileSync(path, 'utf8'), new RegExp(`\\b${name}\\b`), `${line}: src/${file} has no ${name}`);
   }
+  // The batch's walk names its files too.
+  for (const [, file] of section.matchAll(/\(([\w/-]+\.ts)\)/g)) assert.ok(existsSync(new URL(`../src/${file}`, import.meta.url)), file);
 });
 
 /** Splits a shell line the way the README writes them: words and single-quoted strings. */
@@ -120,10 +121,10 @@ function words(line: string): string[] {
   return [...line.matchAll(/'([^']*)'|(\S+)/g)].map((match) => match[1] ?? (match[2] as string));
 }
 
-test('every `$ json-utility` example of the README prints what the README shows', () => {
+test('every `$ json-utility` example of README and docs/usage.md prints what they show', () => {
   execFileSync('npm', ['run', 'build'], { cwd: new URL('..', import.meta.url).pathname, stdio: 'ignore' });
   const cli = new URL('../dist/cli.js', import.meta.url).pathname;
-  const lines = readme.split('\n');
+  const lines = `${readme}\n${usage}`.split('\n');
   let checked = 0;
   lines.forEach((line, index) => {
     const match = /^\$ (?:echo '([^']*)' \| )?json-utility (.*?)(; echo "exit \$\?")?$/.exec(line);
