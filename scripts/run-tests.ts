@@ -1,5 +1,5 @@
 /**
- * Runs a test tier of test/tiers.ts with Node's test runner (docs/development.md, "Tests"):
+ * Runs a test tier of scripts/test-tiers.ts with Node's test runner (docs/development.md, "Tests"):
  *
  *   npx tsx scripts/run-tests.ts unit    # in two processes, each file without a process of its own: seconds
  *   npx tsx scripts/run-tests.ts quick   # unit as above and, at the same time, quick (a process per file, two at a time)
@@ -7,7 +7,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { QUICK, SERIAL, slowTestFiles, UNIT } from '../test/tiers.js';
+import { QUICK, SERIAL, slowTestFiles, UNIT } from './test-tiers.js';
 
 function runNodeTests(args: readonly string[]): void {
   const { status, signal } = spawnSync(process.execPath, ['--import', 'tsx', '--test', ...args], { stdio: 'inherit' });

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { allTestFiles, QUICK, SERIAL, slowTestFiles, UNIT } from './tiers.js';
+import { allTestFiles, QUICK, SERIAL, slowTestFiles, UNIT } from '../scripts/test-tiers.js';
 
-// The test tiers of test/tiers.ts (docs/development.md, "Tests"): the unit tier opens no socket and
+// The test tiers of scripts/test-tiers.ts (docs/development.md, "Tests"): the unit tier opens no socket and
 // starts no process, so that it runs in seconds anywhere; test:quick holds it; test:suite, everything.
 const root = new URL('../', import.meta.url);
 
