@@ -38,6 +38,7 @@ export const QUICK: readonly string[] = [
   'test/http/early-answers.test.ts',
   'test/http/observability.test.ts',
   'test/http/openapi.test.ts',
+  'test/http/request-path.test.ts',
   'test/http/time-bounds.test.ts',
 ];
 

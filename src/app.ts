@@ -2,27 +2,27 @@ import { availableParallelism } from 'node:os';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { DEFAULT_CONFIG, formatBytes, SETTINGS, workerCount, type Config } from './config.js';
 import { detectMemoryLimit, processShare } from './http/memory/memory-limit.js';
-import { admitByMemory, budgetMetrics } from './http/memory/admission.js';
+import { budgetMetrics, memoryAdmission } from './http/memory/admission.js';
 import { MemoryBudget } from './http/memory/budget.js';
 import { createOffloadPool, type OffloadPool } from './http/memory/offload-pool.js';
 import { AJV_CUSTOM_OPTIONS } from './engine/validation.js';
 import { answerOtherMethods, recordRoutes } from './http/protocol/allowed-methods.js';
 import { jsonBodyParser } from './http/protocol/json-body.js';
-import { decodeRequestBodies } from './http/protocol/content-coding.js';
-import { codeAnswers } from './http/protocol/answer-coding.js';
+import { requestDecoding } from './http/protocol/content-coding.js';
+import { answerCoding } from './http/protocol/answer-coding.js';
 import { registerOpenApi } from './http/operations/openapi.js';
 import { DEFAULT_PREFIX } from './operations/index.js';
 import { problemOf } from './operations/problem.js';
 import { problemErrorHandler, sendProblem, toProblem, writeClientError } from './http/problem-responses.js';
-import { legacyRoutes, markLegacyResponses } from './http/operations/legacy-routes.js';
+import { legacyRoutes } from './http/operations/legacy-routes.js';
 import { operationRoutes } from './http/operations/routes.js';
 import { batchRoutes } from './http/operations/batch-routes.js';
-import { manageConnections } from './http/protocol/drain.js';
+import { connections } from './http/protocol/drain.js';
 import { counterOf, createHttpMetrics, type HttpMetrics } from './http/observability/metrics.js';
-import { logAndCountAnswers, requestIdOf } from './http/observability/access-log.js';
+import { accessLog, requestIdOf } from './http/observability/access-log.js';
 import { createLifecycle, registerProbes, type Lifecycle } from './http/observability/probes.js';
-import { API_HEADERS, protect } from './http/protocol/protection.js';
-import { addFixedHeaders, allowOrigins, fixedCorsHeaders } from './http/protocol/response-headers.js';
+import { API_HEADERS, protection } from './http/protocol/protection.js';
+import { allowOrigins, fixedCorsHeaders, responseHeaders } from './http/protocol/response-headers.js';
 import { logDestination, droppedLogLines } from './http/observability/log-destination.js';
 import { lazyRequestLogger } from './http/observability/request-logger.js';
 import type { Tracing } from './http/observability/tracing.js';
@@ -102,7 +102,7 @@ export interface BuildOptions {
   /** Bytes requests may reserve in all, instead of what MEMORY_LIMIT leaves this process (for tests). */
   readonly memoryCapacity?: number;
   /** OpenTelemetry's span per request (http/observability/tracing.ts), when tracing is on. */
-  readonly tracing?: Pick<Tracing, 'traceRequests'>;
+  readonly tracing?: Pick<Tracing, 'requests'>;
 }
 
 /**
@@ -170,15 +170,20 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
     frameworkErrors: (error, _request, reply) => void sendProblem(reply, toProblem(error, config)),
     clientErrorHandler: writeClientError,
   });
-  // First, so that a request's span covers every hook after it.
-  options.tracing?.traceRequests(app);
-  app.decorateRequest('bodyBytes', 0);
+  app.setErrorHandler(problemErrorHandler(config));
+  app.setNotFoundHandler(async (request, reply) =>
+    sendProblem(reply, problemOf(404, `There is no ${request.method} ${request.url.split('?')[0]}; the operations are listed at ${prefix}/docs`)),
+  );
+  // The request's path, one named plugin a step, in the order their hooks run (README, Architecture);
+  // each names those it needs before it, and Fastify refuses to start when one is missing.
+  await app.register(connections, config);
+  // Before any other hook, so that a request's span covers them all.
+  if (options.tracing !== undefined) await app.register(options.tracing.requests);
   const lifecycle = createLifecycle();
   app.decorate('lifecycle', lifecycle);
   const memory = memorySetup(config, options.memoryCapacity);
   app.decorate('memory', memory);
   app.addHook('onClose', () => memory.pool.close());
-  const { isClosing } = manageConnections(app.server, config);
   const metrics = createHttpMetrics();
   app.decorate('metrics', metrics);
   for (const metric of budgetMetrics(memory.budget, memory.limit)) metrics.register(metric);
@@ -186,37 +191,29 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
     counterOf('log_lines_dropped_total', 'Log lines dropped because standard output did not take them in time (LOG_BACKLOG_BYTES)', droppedLogLines),
   );
   const fixedCors = fixedCorsHeaders(config.corsOrigins);
-  addFixedHeaders(app, {
+  // CORS headers that depend on the request's Origin (a list of origins), by @fastify/cors: its Vary comes first.
+  if (fixedCors === undefined) await allowOrigins(app, config.corsOrigins);
+  await app.register(responseHeaders, {
     always: { ...(config.securityHeaders === 'on' ? API_HEADERS : {}), ...fixedCors },
     // From the first moment of shutdown, responses ask clients to reconnect: new connections still
     // reach this process during the drain delay, and by the close few keep-alive ones are left.
-    shuttingDown: () => !lifecycle.ready || isClosing(),
+    shuttingDown: () => !lifecycle.ready || app.connections.isClosing(),
   });
-  logAndCountAnswers(app, metrics, config.accessLog, config.slowRequestMs);
-  // Answers compressed when asked for (Accept-Encoding); before the routes, which it reads as they are added.
-  await codeAnswers(app, config.compressMinBytes);
-
-  // JSON is the only media type taken (docs/behaviour.md): Fastify's text/plain parser goes too.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, jsonBodyParser);
-  // Coded bodies (gzip, deflate, br, zstd) are decoded before they are read, within BODY_LIMIT.
-  decodeRequestBodies(app, config.bodyLimit);
-
-  app.setErrorHandler(problemErrorHandler(config));
-  app.setNotFoundHandler(async (request, reply) =>
-    sendProblem(reply, problemOf(404, `There is no ${request.method} ${request.url.split('?')[0]}; the operations are listed at ${prefix}/docs`)),
-  );
-  // CORS headers that depend on the request: @fastify/cors on every answer.
-  if (fixedCors === undefined) await allowOrigins(app, config.corsOrigins);
-  await protect(app, config);
-  admitByMemory(app, {
+  await app.register(accessLog, { metrics, policy: config.accessLog, slowRequestMs: config.slowRequestMs });
+  // Before protection: its Vary comes before a 429.
+  await app.register(answerCoding, { minBytes: config.compressMinBytes });
+  await app.register(protection, config);
+  await app.register(memoryAdmission, {
     budget: memory.budget,
     memoryLimit: memory.limit,
     bodyLimit: config.bodyLimit,
     offloadBodyBytes: config.offloadBodyBytes,
     admissionWaitMs: config.admissionWaitMs,
-    codesAnswers: config.compressMinBytes !== 'off',
   });
+  await app.register(requestDecoding, { bodyLimit: config.bodyLimit });
+  // JSON is the only media type taken (docs/behaviour.md): Fastify's text/plain parser goes too.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, jsonBodyParser);
 
   const routes = recordRoutes(app);
   await registerOpenApi(app, prefix, config.securityHeaders === 'on');
@@ -226,8 +223,12 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
   await app.register(operationRoutes, { prefix, ...answering });
   await app.register(batchRoutes, { prefix, ...answering, stopping: lifecycle.stopping });
   if (config.legacyRoutes === 'on') {
-    markLegacyResponses(app, config, prefix);
-    await app.register(legacyRoutes, { ...answering, successorPrefix: prefix });
+    await app.register(legacyRoutes, {
+      ...answering,
+      successorPrefix: prefix,
+      legacyDeprecationDate: config.legacyDeprecationDate,
+      legacySunset: config.legacySunset,
+    });
   }
   if (fixedCors === undefined) {
     answerOtherMethods(app, routes);

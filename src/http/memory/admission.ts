@@ -1,4 +1,6 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, preValidationHookHandler } from 'fastify';
+import type { FastifyReply } from 'fastify';
+import type { ServerResponse } from 'node:http';
+import fp from 'fastify-plugin';
 import { Counter, type Metric } from 'prom-client';
 import type { Tally } from '../../engine/items.js';
 import type { OperationId } from '../../operations/index.js';
@@ -9,8 +11,9 @@ import { sendProblem } from '../problem-responses.js';
 import { LIMIT_TEXTS } from '../../operations/limit-texts.js';
 import { SETTINGS } from '../../config.js';
 import { counterOf, gaugeOf } from '../observability/metrics.js';
-import { decoderBytesOf } from '../protocol/content-coding.js';
-import { encoderBytesOf } from '../protocol/answer-coding.js';
+import { bodyCodingOf } from '../protocol/content-coding.js';
+import { answerEncoderBytes } from '../protocol/answer-coding.js';
+import { whenResponseCloses } from '../protocol/drain.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -30,10 +33,10 @@ declare module 'fastify' {
 }
 
 const HELD = Symbol('reservation held by this response');
-type HeldResponse = FastifyReply['raw'] & { [HELD]?: Reservation };
+type HeldResponse = ServerResponse & { [HELD]?: Reservation };
 
-function release(this: HeldResponse): void {
-  this[HELD]?.release();
+function release(response: HeldResponse): void {
+  response[HELD]?.release();
 }
 
 export interface AdmissionOptions {
@@ -43,42 +46,47 @@ export interface AdmissionOptions {
   readonly bodyLimit: number;
   readonly offloadBodyBytes: number;
   readonly admissionWaitMs: number;
-  /** Whether answers are compressed when asked for: an encoder's memory then counts too (answer-coding.ts). */
-  readonly codesAnswers: boolean;
 }
 
 /**
- * Admission by estimated peak memory (docs/behaviour.md §3): before its body is read, a
- * request to a body operation reserves what answering it may take at its peak
- * (estimates.ts), from its `Content-Length` (a chunked body as if it were `BODY_LIMIT`
- * bytes, lowered once it has arrived). It holds the reservation until its answer has been
- * written or the connection has closed, so answers waiting for slow readers count. One that does
- * not fit waits up to `ADMISSION_WAIT_MS`, then gets 503 with `Retry-After`; one that could
- * never fit gets 413 naming MEMORY_LIMIT. A client that sent `Expect: 100-continue` is told to
- * send its body only once the request is admitted. Call before the routes are registered.
+ * The `memory-admission` plugin, admission by estimated peak memory (docs/behaviour.md §3): before
+ * its body is read, a `POST` to a route with `config.memory` reserves what answering it may take
+ * at its peak (estimates.ts), once every onRequest hook has let it through, from its `Content-Length` (a chunked or coded body as if it were
+ * `BODY_LIMIT` bytes, lowered once it has arrived), with the decoder of its body and the encoder
+ * of its answer. It holds the reservation until its answer has been written or the connection
+ * has closed, so answers waiting for slow readers count. One that does not fit waits up to
+ * `ADMISSION_WAIT_MS`, then gets 503 with `Retry-After`; one that could never fit gets 413
+ * naming MEMORY_LIMIT. A client that sent `Expect: 100-continue` is told to send its body only
+ * once the request is admitted.
  */
-export function admitByMemory(app: FastifyInstance, options: AdmissionOptions): void {
-  const { budget, bodyLimit, offloadBodyBytes, admissionWaitMs } = options;
-  const retryAfter = String(Math.max(1, Math.ceil(admissionWaitMs / 1000)));
-  app.decorateRequest('reservation', undefined);
-  app.decorateRequest('operationTally', undefined);
+export const memoryAdmission = fp<AdmissionOptions>(
+  async (app, options) => {
+    const { budget, bodyLimit, offloadBodyBytes, admissionWaitMs } = options;
+    const retryAfter = String(Math.max(1, Math.ceil(admissionWaitMs / 1000)));
+    app.decorateRequest('reservation', undefined);
+    app.decorateRequest('operationTally', undefined);
 
-  // Without a listener Node answers `100 Continue` by itself; with one, the request goes on to
-  // Fastify and the admission below sends it once the body is welcome (RFC 9110 §10.1.1).
-  app.server.on('checkContinue', (request, response) => app.server.emit('request', request, response));
+    // Without a listener Node answers `100 Continue` by itself; with one, the request goes on to
+    // Fastify and the admission below sends it once the body is welcome (RFC 9110 §10.1.1).
+    app.server.on('checkContinue', (request, response) => app.server.emit('request', request, response));
 
-  // Route-level hooks on the routes with a body only, each made with its route's memory: other
-  // routes (probes, GET operations) pay nothing.
-  const admitFor =
-    (memory: RouteMemory, codesAnswers: boolean): onRequestHookHandler =>
-    (request, reply, done) => {
+    // Before any body is read, and after every onRequest hook (a rate limit's 429 holds no memory).
+    // Only a POST has a body: other requests (probes, GET operations) pay a comparison.
+    app.addHook('preParsing', (request, reply, payload, done) => {
+      if (request.method !== 'POST') return done(null, payload);
+      const memory = request.routeOptions.config.memory;
+      if (memory === undefined) return done(null, payload);
       const declared = Number(request.headers['content-length']);
       const fixed = 'fixedBytes' in memory;
-      if (declared > bodyLimit && !fixed) return done(); // Fastify answers 413 without reading it
+      if (declared > bodyLimit && !fixed) return done(null, payload); // Fastify answers 413 without reading it
       // A coded body's decoded size is not known before it is decoded: it counts as a chunked one, with its decoder.
-      const encoding = request.headers['content-encoding'];
-      const decoderBytes = encoding === undefined ? 0 : decoderBytesOf(encoding);
-      const coderBytes = decoderBytes + answerEncoderBytes(request, codesAnswers);
+      let decoderBytes = 0;
+      try {
+        decoderBytes = bodyCodingOf(request)?.decoderBytes ?? 0;
+      } catch {
+        // A coding not read: the decoding hook answers 415 with its problem, before any body is read.
+      }
+      const coderBytes = decoderBytes + answerEncoderBytes(request);
       const chunked = Number.isNaN(declared) || fixed || decoderBytes > 0;
       const bodyBytes = chunked ? bodyLimit : declared;
       // A fixed reservation lasts as long as a stream runs, like a large body: small requests keep their share.
@@ -91,48 +99,37 @@ export function admitByMemory(app: FastifyInstance, options: AdmissionOptions): 
       }
       const admitted = (reservation: Reservation): void => {
         // A client that went away while waiting has no answer to hold memory for.
-        if (request.raw.socket.destroyed) return (reservation.release(), done());
+        if (request.raw.socket.destroyed) return (reservation.release(), done(null, payload));
         request.reservation = reservation;
-        // 'close' comes once: plain listeners shared by every request, the reservation found on the response.
         (reply.raw as HeldResponse)[HELD] = reservation;
-        reply.raw.on('close', release);
+        whenResponseCloses(reply.raw, release);
         if (request.headers.expect?.toLowerCase() === '100-continue') reply.raw.writeContinue();
-        done();
+        done(null, payload);
       };
       const reserved = budget.reserve(bytes, large, admissionWaitMs);
       if (!(reserved instanceof Promise)) return admitted(reserved);
       reserved.then(admitted, () => refuseForNow(reply, retryAfter));
-    };
-  // Once the body has arrived (decoded), its reservation comes down to what its real size needs, or the
-  // request is refused when that is more than a request can ever have (a chunked body, admitted
-  // before its size was known).
-  const settle =
-    (perByte: number, codesAnswers: boolean): preValidationHookHandler =>
-    (request, _reply, done) => {
+    });
+
+    // Once the body has arrived (decoded), its reservation comes down to what its real size needs, or the
+    // request is refused when that is more than a request can ever have (a chunked body, admitted
+    // before its size was known). A fixed reservation stays as it is, whatever arrives.
+    app.addHook('preValidation', (request, _reply, done) => {
       const { reservation } = request;
       if (reservation === undefined) return done();
-      const large = request.bodyBytes > offloadBodyBytes;
+      const memory = request.routeOptions.config.memory;
+      if (memory === undefined || !('perByte' in memory)) return done();
+      const bodyBytes = (request.body as Buffer | undefined)?.length ?? 0;
+      const large = bodyBytes > offloadBodyBytes;
       // The body's decoder is done with; the answer's encoder is still to come.
-      const bytes = estimatePeakBytes(perByte, request.bodyBytes, large) + answerEncoderBytes(request, codesAnswers);
-      if (bytes > budget.ceiling(large)) return done(new ProblemError(413, neverFits(bytes, request.bodyBytes, options).detail));
+      const bytes = estimatePeakBytes(memory.perByte, bodyBytes, large) + answerEncoderBytes(request);
+      if (bytes > budget.ceiling(large)) return done(new ProblemError(413, neverFits(bytes, bodyBytes, options).detail));
       reservation.shrink(bytes);
       done();
-    };
-  app.addHook('onRoute', (route) => {
-    const memory = route.config?.memory;
-    if (memory === undefined) return;
-    const codesAnswers = options.codesAnswers && route.compress !== false;
-    route.onRequest = [...[route.onRequest ?? []].flat(), admitFor(memory, codesAnswers)];
-    // A fixed reservation stays as it is, whatever arrives.
-    if ('perByte' in memory) route.preValidation = [...[route.preValidation ?? []].flat(), settle(memory.perByte, codesAnswers)];
-  });
-}
-
-/** The encoder the answer will be coded with, when the route codes answers and the request asks (answer-coding.ts). */
-function answerEncoderBytes(request: FastifyRequest, codesAnswers: boolean): number {
-  const accepted = codesAnswers ? request.headers['accept-encoding'] : undefined;
-  return accepted === undefined ? 0 : encoderBytesOf(accepted);
-}
+    });
+  },
+  { name: 'memory-admission', fastify: '5.x', dependencies: ['connections', 'answer-coding'] },
+);
 
 function neverFits(bytes: number, bodyBytes: number, options: AdmissionOptions) {
   options.budget.tooLarge++;

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyContextConfig, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
 import type { AccessLog } from '../../config.js';
 import type { HttpMetrics } from './metrics.js';
 
@@ -72,28 +73,37 @@ function countOperations(request: FastifyRequest, config: FastifyContextConfig, 
   if (config.countsAs !== undefined) metrics.countOperation(config.countsAs, status);
 }
 
+export interface AccessLogOptions {
+  readonly metrics: HttpMetrics;
+  readonly policy: AccessLog;
+  readonly slowRequestMs: number;
+}
+
 /**
- * Every answer is counted in the metrics (by method, route template and status, with its
+ * The `access-log` plugin: every answer is counted in the metrics (by method, route template and status, with its
  * latency); some get an access-log line with its id, method, url, route, status and time: every
  * 5xx (level error) and every answer slower than `SLOW_REQUEST_MS` (level warn), whatever the
  * policy, and those `ACCESS_LOG` chooses (level info). A 5xx its route expects (`/readyz`'s 503
  * during a drain) is not a failure: it is logged as any other answer.
  */
-export function logAndCountAnswers(app: FastifyInstance, metrics: HttpMetrics, policy: AccessLog, slowRequestMs: number): void {
-  const chosen = chosenBy(policy);
-  app.addHook('onResponse', (request: FastifyRequest, reply, done) => {
-    // Fastify makes a new object at each read of routeOptions: read once.
-    const { url: route, config } = request.routeOptions;
-    const status = reply.statusCode;
-    const milliseconds = reply.elapsedTime;
-    metrics.observe(request.method, route, status, milliseconds / 1000);
-    countOperations(request, config, status, metrics);
-    const failed = status >= 500 && config.expectedStatuses?.includes(status) !== true && request.refusedByDrain !== true;
-    const level = failed ? 'error' : milliseconds >= slowRequestMs ? 'warn' : chosen(status) ? 'info' : undefined;
-    // The request's own logger: its id, and its trace while tracing is on (tracing.ts).
-    if (level !== undefined) {
-      request.log[level]({ method: request.method, url: loggedUrl(request.url), route, status, ms: Math.round(milliseconds * 100) / 100 }, 'request');
-    }
-    done();
-  });
-}
+export const accessLog = fp<AccessLogOptions>(
+  async (app, { metrics, policy, slowRequestMs }) => {
+    const chosen = chosenBy(policy);
+    app.addHook('onResponse', (request: FastifyRequest, reply, done) => {
+      // Fastify makes a new object at each read of routeOptions: read once.
+      const { url: route, config } = request.routeOptions;
+      const status = reply.statusCode;
+      const milliseconds = reply.elapsedTime;
+      metrics.observe(request.method, route, status, milliseconds / 1000);
+      countOperations(request, config, status, metrics);
+      const failed = status >= 500 && config.expectedStatuses?.includes(status) !== true && request.refusedByDrain !== true;
+      const level = failed ? 'error' : milliseconds >= slowRequestMs ? 'warn' : chosen(status) ? 'info' : undefined;
+      // The request's own logger: its id, and its trace while tracing is on (tracing.ts).
+      if (level !== undefined) {
+        request.log[level]({ method: request.method, url: loggedUrl(request.url), route, status, ms: Math.round(milliseconds * 100) / 100 }, 'request');
+      }
+      done();
+    });
+  },
+  { name: 'access-log', fastify: '5.x' },
+);

@@ -32,8 +32,10 @@ export function createLifecycle(): Lifecycle {
 
 const StatusSchema = Type.Object({ status: Type.String() });
 const probeConfig = { rateLimit: false, pressureHandler: () => undefined } as const;
+// Their answers are a few bytes: never compressed (answer-coding.ts).
+const smallProbeConfig = { ...probeConfig, codedAnswers: false } as const;
 // A readiness 503 during a drain is the service doing its job: logged as any answer, not as an error (access-log.ts).
-const readinessConfig = { ...probeConfig, expectedStatuses: [503] } as const;
+const readinessConfig = { ...smallProbeConfig, expectedStatuses: [503] } as const;
 
 /** What the probes read: whether to take traffic, and the metrics. */
 export interface ProbeSources {
@@ -46,11 +48,10 @@ export interface ProbeSources {
  * (Prometheus text). Kept out of the OpenAPI document, which describes the operations.
  */
 export function registerProbes(app: FastifyInstance, sources: ProbeSources): void {
-  app.get('/healthz', { compress: false, config: probeConfig, schema: { hide: true, response: { 200: StatusSchema } } }, async () => ({ status: 'ok' }));
+  app.get('/healthz', { config: smallProbeConfig, schema: { hide: true, response: { 200: StatusSchema } } }, async () => ({ status: 'ok' }));
   app.get(
     '/readyz',
     {
-      compress: false,
       config: readinessConfig,
       schema: { hide: true, response: { 200: StatusSchema } },
     },

@@ -1,11 +1,13 @@
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, propagation, trace, type ContextManager, type Span } from '@opentelemetry/api';
 import { NodeSDK } from '@opentelemetry/sdk-node';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
 import type { ServerResponse } from 'node:http';
 import { VERSION } from '../../version.js';
 import { withBindings } from './request-logger.js';
 import { routeDiagnostics } from './tracing-diagnostics.js';
 import { protobufExportWanted, protobufSpanExporter } from './otlp-exporter.js';
+import { whenResponseCloses } from '../protocol/drain.js';
 
 /**
  * OpenTelemetry traces, loaded only when the standard environment asks for them (server/serve.ts, tracing-requested.ts):
@@ -24,8 +26,8 @@ declare module 'fastify' {
 }
 
 export interface Tracing {
-  /** Adds a span per request to an app; call it before any other hook is added. */
-  traceRequests(app: FastifyInstance): void;
+  /** The `tracing` plugin: a span per request. Register it first, so that its span covers every other hook. */
+  readonly requests: FastifyPluginAsync;
   /** Exports the spans still held, within `timeoutMs`. */
   flush(timeoutMs: number): Promise<void>;
 }
@@ -37,7 +39,7 @@ const KNOWN_METHODS = new Set(['CONNECT', 'DELETE', 'GET', 'HEAD', 'OPTIONS', 'P
  * Starts OpenTelemetry's SDK from the OTEL_* environment (the service's name by default).
  *
  * @example
- * const tracing = startTracing(); tracing.traceRequests(app); await tracing.flush(3000);
+ * const tracing = startTracing(); await app.register(tracing.requests); await tracing.flush(3000);
  */
 export function startTracing(): Tracing {
   // NodeSDK reads the OTEL_* variables; the operator's values win.
@@ -64,43 +66,46 @@ export function startTracing(): Tracing {
   sdk.start();
   const tracer = trace.getTracer('json-utility-service', VERSION);
   return {
-    traceRequests(app) {
-      diagnostics.writeTo(app.log);
-      app.decorateRequest('span', undefined);
-      app.addHook('onRequest', (request, reply, done) => {
-        const method = KNOWN_METHODS.has(request.method) ? request.method : '_OTHER';
-        // Named by its method until sampled, then by method and route: routeOptions is a new object at each read.
-        const span = tracer.startSpan(method, { kind: SpanKind.SERVER }, propagation.extract(ROOT_CONTEXT, request.headers));
-        // Every log line of the request names its trace, sampled or not: the trace id also ties the
-        // line to the caller's logs. The ids join the request logger's bindings; no logger is built
-        // unless the request logs (request-logger.ts).
-        const { traceId, spanId } = span.spanContext();
-        request.log = withBindings(request.log, { trace_id: traceId, span_id: spanId });
-        // A request that is not sampled is done here: its span records nothing.
-        if (span.isRecording()) {
-          // The name and attributes come after the sampling decision, not before: a request that is not
-          // sampled does not build them, and none of the samplers OTEL_TRACES_SAMPLER names reads them.
-          const { url: route, config, schema } = request.routeOptions;
-          if (route !== undefined) span.updateName(`${method} ${route}`);
-          const query = request.url.indexOf('?');
-          span.setAttribute('http.request.method', method);
-          if (method === '_OTHER') span.setAttribute('http.request.method_original', request.method);
-          if (route !== undefined) span.setAttribute('http.route', route);
-          span.setAttribute('url.path', query === -1 ? request.url : request.url.slice(0, query));
-          span.setAttribute('url.scheme', 'http');
-          span.setAttribute('network.protocol.version', request.raw.httpVersion);
-          span.setAttribute('client.address', request.ip);
-          const userAgent = request.headers['user-agent'];
-          if (userAgent !== undefined) span.setAttribute('user_agent.original', userAgent);
-          const operation = config.countsAs ?? schema?.operationId;
-          if (operation !== undefined) span.setAttribute('json_utility.operation', operation);
-          request.span = span;
-          (reply.raw as TracedResponse)[TRACED] = request;
-          reply.raw.on('close', endSpan);
-        }
-        done();
-      });
-    },
+    requests: fp(
+      async (app) => {
+        diagnostics.writeTo(app.log);
+        app.decorateRequest('span', undefined);
+        app.addHook('onRequest', (request, reply, done) => {
+          const method = KNOWN_METHODS.has(request.method) ? request.method : '_OTHER';
+          // Named by its method until sampled, then by method and route: routeOptions is a new object at each read.
+          const span = tracer.startSpan(method, { kind: SpanKind.SERVER }, propagation.extract(ROOT_CONTEXT, request.headers));
+          // Every log line of the request names its trace, sampled or not: the trace id also ties the
+          // line to the caller's logs. The ids join the request logger's bindings; no logger is built
+          // unless the request logs (request-logger.ts).
+          const { traceId, spanId } = span.spanContext();
+          request.log = withBindings(request.log, { trace_id: traceId, span_id: spanId });
+          // A request that is not sampled is done here: its span records nothing.
+          if (span.isRecording()) {
+            // The name and attributes come after the sampling decision, not before: a request that is not
+            // sampled does not build them, and none of the samplers OTEL_TRACES_SAMPLER names reads them.
+            const { url: route, config, schema } = request.routeOptions;
+            if (route !== undefined) span.updateName(`${method} ${route}`);
+            const query = request.url.indexOf('?');
+            span.setAttribute('http.request.method', method);
+            if (method === '_OTHER') span.setAttribute('http.request.method_original', request.method);
+            if (route !== undefined) span.setAttribute('http.route', route);
+            span.setAttribute('url.path', query === -1 ? request.url : request.url.slice(0, query));
+            span.setAttribute('url.scheme', 'http');
+            span.setAttribute('network.protocol.version', request.raw.httpVersion);
+            span.setAttribute('client.address', request.ip);
+            const userAgent = request.headers['user-agent'];
+            if (userAgent !== undefined) span.setAttribute('user_agent.original', userAgent);
+            const operation = config.countsAs ?? schema?.operationId;
+            if (operation !== undefined) span.setAttribute('json_utility.operation', operation);
+            request.span = span;
+            (reply.raw as TracedResponse)[TRACED] = request;
+            whenResponseCloses(reply.raw, endSpan);
+          }
+          done();
+        });
+      },
+      { name: 'tracing', fastify: '5.x', dependencies: ['connections'] },
+    ),
     async flush(timeoutMs) {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([sdk.shutdown(), new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
@@ -114,14 +119,14 @@ type TracedResponse = ServerResponse & { [TRACED]?: FastifyRequest };
 
 /**
  * A recorded span ends when its response closes: with the status sent, or as aborted when the
- * client went away before the answer was whole. One listener shared by every response.
+ * client went away before the answer was whole.
  */
-function endSpan(this: TracedResponse): void {
-  const request = this[TRACED];
+function endSpan(response: TracedResponse): void {
+  const request = response[TRACED];
   const span = request?.span;
   if (request === undefined || span === undefined) return;
   request.span = undefined;
-  this[TRACED] = undefined;
+  response[TRACED] = undefined;
   const tally = request.operationTally;
   if (tally !== undefined) {
     let operations = 0;
@@ -133,11 +138,11 @@ function endSpan(this: TracedResponse): void {
     }
     span.setAttributes({ 'json_utility.operations': operations, 'json_utility.problems': problems });
   }
-  if (!this.writableFinished) {
+  if (!response.writableFinished) {
     span.setAttribute('error.type', 'aborted');
     span.setStatus({ code: SpanStatusCode.ERROR, message: 'the client went away before the answer was sent' });
   } else {
-    const status = this.statusCode;
+    const status = response.statusCode;
     span.setAttribute('http.response.status_code', status);
     // A server span is an error for a 5xx only; a 4xx is the client's (semantic conventions, HTTP spans, Status).
     if (status >= 500) {

@@ -7,8 +7,8 @@ import { answerText, itemSchema } from '../../engine/items.js';
 import { problemOutcome } from '../../engine/run.js';
 import { answerBatch, type BatchLimits } from '../../engine/batch.js';
 import { LineAnswerer, type StreamLimits } from '../../engine/line-stream.js';
-import { codingHeaders, jsonResponse, ProblemSchema, problemResponses } from './schemas.js';
-import { documentOnly, type Answering } from './routes.js';
+import { codingHeaders, documentedRequest, jsonResponse, ProblemSchema, problemResponses } from './schemas.js';
+import type { Answering } from './routes.js';
 import { COSTLIEST_BYTES_PER_BYTE, streamPeakBytes } from '../memory/estimates.js';
 import { JSON_CONTENT_TYPE } from '../protocol/json-body.js';
 import { exemptFromRequestTimeout } from '../protocol/request-timeout.js';
@@ -84,8 +84,7 @@ export const batchRoutes: FastifyPluginAsync<Answering & { readonly limits: Many
   app.post(
     '/batch',
     {
-      config: { memory: { perByte: COSTLIEST_BYTES_PER_BYTE } },
-      validatorCompiler: documentOnly,
+      config: { memory: { perByte: COSTLIEST_BYTES_PER_BYTE }, ...documentedRequest({ body: BatchBodySchema, headers: codingHeaders(true) }) },
       schema: {
         operationId: 'batch',
         summary: 'Answer many operations in one request',
@@ -93,8 +92,6 @@ export const batchRoutes: FastifyPluginAsync<Answering & { readonly limits: Many
           'Each operation is answered as its single endpoint would answer it, in order; a bad one gets its problem in its place ' +
           '(pointers rooted at `/operations/N`) and never fails the others. Only a batch that is itself wrong is refused as a whole.',
         tags: ['batch'],
-        headers: codingHeaders(true),
-        body: BatchBodySchema,
         response: { 200: jsonResponse('The answers, in the order of the operations', BatchAnswerSchema), ...problemResponses(400, 413, 415, 429, 500, 503) },
       },
     },
@@ -126,8 +123,11 @@ export const batchRoutes: FastifyPluginAsync<Answering & { readonly limits: Many
           // A stream has no total size; its lines have theirs (STREAM_MAX_LINE_BYTES), decoded or not.
           decodedBodyLimit: Infinity,
           mediaTypeProblem: 'The stream must be NDJSON, one JSON object per line, sent with Content-Type: application/x-ndjson',
+          ...documentedRequest({
+            body: { content: { 'application/x-ndjson': { schema: { type: 'string', description: 'One operation per line', examples: [STREAM_EXAMPLE] } } } },
+            headers: codingHeaders(true),
+          }),
         },
-        validatorCompiler: documentOnly,
         schema: {
           operationId: 'stream',
           summary: 'Answer a stream of operations, one per line',
@@ -139,8 +139,6 @@ export const batchRoutes: FastifyPluginAsync<Answering & { readonly limits: Many
             'When the service shuts down, a running stream answers the lines it has read, then ends with a last line: a 503 problem whose `answered` says how many lines were answered ' +
             '(send the rest again, in a new stream, after `retryAfter` seconds); a new stream then gets 503 with `Retry-After`.',
           tags: ['batch'],
-          headers: codingHeaders(true),
-          body: { content: { 'application/x-ndjson': { schema: { type: 'string', description: 'One operation per line', examples: [STREAM_EXAMPLE] } } } },
           response: {
             200: {
               description: 'One answer per line, in order: `{"status":200,"result":…}` or `{"status":400,"problem":…}`',

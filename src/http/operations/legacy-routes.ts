@@ -1,6 +1,5 @@
-import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import { SETTINGS, type Config } from '../../config.js';
-import { addRouteHeaders } from '../protocol/route-headers.js';
 import { LEGACY_OPERATION_IDS, OPERATIONS, type LegacyForm, type Operation } from '../../operations/index.js';
 import { postOperation, resultResponse, type Answering } from './routes.js';
 
@@ -18,18 +17,17 @@ export const LEGACY_ROUTES: ReadonlyArray<LegacyForm & { path: string }> = LEGAC
 const withPrefix = (successor: string, prefix: string): string => successor.replace(/^\/api(?=\/)/, prefix);
 
 /**
- * Marks every response of a legacy path, errors, 405 and OPTIONS included, as deprecated:
- * `Deprecation` (RFC 9745 §2: `@` and Unix seconds), `Link` to the successor (RFC 9745 §3,
- * RFC 8288) and, when configured, `Sunset` (RFC 8594: an HTTP-date). Add before the routes.
+ * The headers that mark every response of a legacy route as deprecated, errors, 405 and OPTIONS
+ * included: `Deprecation` (RFC 9745 §2: `@` and Unix seconds), `Link` to the successor (RFC 9745
+ * §3, RFC 8288) and, when configured, `Sunset` (RFC 8594: an HTTP-date).
  */
-export function markLegacyResponses(app: FastifyInstance, config: Pick<Config, 'legacyDeprecationDate' | 'legacySunset'>, prefix: string): void {
-  const deprecation = `@${Math.floor(config.legacyDeprecationDate.getTime() / 1000)}`;
+function deprecationHeaders(successor: string, config: Pick<Config, 'legacyDeprecationDate' | 'legacySunset'>): Record<string, string> {
   const sunset = config.legacySunset?.toUTCString();
-  const links = new Map<string, string>(LEGACY_ROUTES.map(({ path, successor }) => [path, `<${withPrefix(successor, prefix)}>; rel="successor-version"`]));
-  addRouteHeaders(app, (path) => {
-    const link = links.get(path);
-    return link === undefined ? undefined : { deprecation, link, ...(sunset === undefined ? {} : { sunset }) };
-  });
+  return {
+    deprecation: `@${Math.floor(config.legacyDeprecationDate.getTime() / 1000)}`,
+    link: `<${successor}>; rel="successor-version"`,
+    ...(sunset === undefined ? {} : { sunset }),
+  };
 }
 
 const LEGACY_RESPONSE_HEADERS = {
@@ -38,13 +36,16 @@ const LEGACY_RESPONSE_HEADERS = {
   Sunset: { type: 'string', description: `RFC 8594: when this route goes away (only when ${SETTINGS.legacySunset.env} is set)` },
 };
 
-export const legacyRoutes: FastifyPluginAsync<Answering & { successorPrefix: string }> = async (app, options) => {
-  const { successorPrefix, ...answering } = options;
+type LegacyOptions = Answering & Pick<Config, 'legacyDeprecationDate' | 'legacySunset'> & { readonly successorPrefix: string };
+
+export const legacyRoutes: FastifyPluginAsync<LegacyOptions> = async (app, options) => {
+  const { successorPrefix, legacyDeprecationDate, legacySunset, ...answering } = options;
   for (const id of LEGACY_OPERATION_IDS) {
     const operation = OPERATIONS[id] as Operation;
     const successor = withPrefix((operation.legacy as LegacyForm).successor, successorPrefix);
     postOperation(app, id, answering, {
       response200: { ...resultResponse(operation), headers: LEGACY_RESPONSE_HEADERS },
+      headers: deprecationHeaders(successor, { legacyDeprecationDate, legacySunset }),
       extra: {
         description: `${operation.description} Use \`POST ${successor}\` instead; the response says so in its \`Deprecation\` and \`Link\` headers.`,
         deprecated: true,

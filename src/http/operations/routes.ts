@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { CURRENT_OPERATION_IDS, JsonText, OPERATIONS, type Operation, type OperationId } from '../../operations/index.js';
 import type { BatchLimits } from '../../engine/batch.js';
 import { JSON_CONTENT_TYPE } from '../protocol/json-body.js';
-import { codingHeaders, jsonResponse, NumberParamsSchema, problemResponses } from './schemas.js';
+import { codingHeaders, documentedRequest, jsonResponse, NumberParamsSchema, problemResponses } from './schemas.js';
 import { sendProblem } from '../problem-responses.js';
 import type { OffloadPool } from '../memory/offload-pool.js';
 import { runBody, runPathValue, type Outcome } from '../../engine/run.js';
@@ -22,11 +22,8 @@ export interface Answering {
  */
 const serializeNatively = { serializerCompiler: () => (data: unknown) => JSON.stringify(data) };
 
-/** Route option of an operation whose answers are always small (a parity, `isNumber`): none is worth compressing (answer-coding.ts). */
-const neverCoded = { compress: false } as const;
-
-/** The body is read by the engine (engine/run.ts), with the same schema: Fastify's validator only documents it. */
-export const documentOnly = () => () => true;
+/** Route config of an operation whose answers are always small (a parity, `isNumber`): none is worth compressing (answer-coding.ts). */
+const NEVER_CODED = { codedAnswers: false } as const;
 
 /** Sends an outcome: a problem, JSON text as it is, or an object through the route's serializer. */
 function sendOutcome(reply: FastifyReply, outcome: Outcome): FastifyReply | object {
@@ -42,21 +39,30 @@ export const resultResponse = (operation: Operation) => jsonResponse(operation.r
  * (admission, metrics), its documented body and answers, and a handler that runs it on the body's
  * bytes, on the event loop or, over `offloadBodyBytes`, in the worker threads.
  */
-export function postOperation(app: FastifyInstance, id: OperationId, answering: Answering, schema: { response200: object; extra?: object }): void {
+export function postOperation(
+  app: FastifyInstance,
+  id: OperationId,
+  answering: Answering,
+  schema: { response200: object; extra?: object; headers?: Readonly<Record<string, string>> },
+): void {
   const operation = OPERATIONS[id] as Operation;
   const { limits, offloadBodyBytes, pool } = answering;
+  const large = operation.largeResult === true;
   const options: RouteShorthandOptions = {
-    ...(operation.largeResult === true ? serializeNatively : neverCoded),
-    config: { memory: { perByte: operation.memory }, countsAs: id },
-    validatorCompiler: documentOnly,
+    ...(large ? serializeNatively : {}),
+    config: {
+      memory: { perByte: operation.memory },
+      countsAs: id,
+      ...(large ? {} : NEVER_CODED),
+      ...(schema.headers === undefined ? {} : { headers: schema.headers }),
+      ...documentedRequest({ body: operation.body, headers: codingHeaders(large) }),
+    },
     schema: {
       operationId: id,
       summary: operation.summary,
       description: operation.description,
       tags: [operation.tag],
       ...schema.extra,
-      headers: codingHeaders(operation.largeResult === true),
-      body: operation.body,
       response: { 200: schema.response200, ...problemResponses(...operation.errors) },
     },
   };
@@ -77,8 +83,7 @@ export const operationRoutes: FastifyPluginAsync<Answering> = async (app, answer
     app.withTypeProvider<TypeBoxTypeProvider>().get(
       `${operation.path}/:number`,
       {
-        ...(operation.largeResult === true ? {} : neverCoded),
-        config: { countsAs: id },
+        config: { countsAs: id, ...(operation.largeResult === true ? {} : NEVER_CODED) },
         schema: {
           operationId: `${id}ByPath`,
           summary: byPath.summary,

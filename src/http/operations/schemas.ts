@@ -96,6 +96,18 @@ export const codingHeaders = (codedAnswers: boolean) =>
       : {}),
   });
 
+/**
+ * Route config that puts a request's body and headers in the OpenAPI document without Fastify
+ * validating them (it would run a second, needless validator): the engine reads the body itself,
+ * with the same schema (engine/run.ts).
+ *
+ * @example
+ * app.post('/sort', { config: { ...documentedRequest({ body: SortBody, headers: codingHeaders(true) }) } }, handler);
+ */
+export const documentedRequest = (parts: { readonly body: unknown; readonly headers: unknown }) => ({
+  swaggerTransform: ({ schema, url }: { schema: object; url: string }) => ({ schema: { ...schema, ...parts }, url }),
+});
+
 export const NumberParamsSchema = Type.Object({
   number: Type.String({ description: 'The value, percent-decoded', examples: ['12345'] }),
 });

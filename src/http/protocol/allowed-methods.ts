@@ -4,8 +4,8 @@ import { problemOf } from '../../operations/problem.js';
 import { sendProblem } from '../problem-responses.js';
 import { corsPreflight } from './response-headers.js';
 
-/** Path → methods it is registered with, filled by `onRoute` as routes are added. */
-export type RouteTable = Map<string, Set<string>>;
+/** Path → the methods it is registered with and its routes' own headers (config.headers), filled by `onRoute` as routes are added. */
+export type RouteTable = Map<string, { readonly methods: Set<string>; headers?: Readonly<Record<string, string>> }>;
 
 // CONNECT never reaches routing (Node emits 'connect'); every other method Node parses gets an answer.
 const ANSWERABLE_METHODS = METHODS.filter((method) => method !== 'CONNECT');
@@ -14,9 +14,10 @@ export function recordRoutes(app: FastifyInstance): RouteTable {
   const table: RouteTable = new Map();
   app.addHook('onRoute', (route) => {
     if (route.url.includes('*')) return;
-    const methods = table.get(route.url) ?? new Set<string>();
-    for (const method of [route.method].flat()) methods.add(method);
-    table.set(route.url, methods);
+    const path = table.get(route.url) ?? { methods: new Set<string>() };
+    for (const method of [route.method].flat()) path.methods.add(method);
+    path.headers ??= route.config?.headers;
+    table.set(route.url, path);
   });
   return table;
 }
@@ -24,18 +25,22 @@ export function recordRoutes(app: FastifyInstance): RouteTable {
 /**
  * For every recorded path: `OPTIONS` (204, and a CORS preflight's headers from @fastify/cors) and
  * 405 with an exact `Allow` header for every other method (RFC 9110 §15.5.6). Fastify alone
- * would answer 404. Call after all other routes are registered; the routes go in `scope` (by
- * default the app), where @fastify/cors may be registered for them alone.
+ * would answer 404. Both carry the path's own headers (a legacy route's). Call after all other
+ * routes are registered; the routes go in `scope` (by default the app), where @fastify/cors may be
+ * registered for them alone.
  */
 export function answerOtherMethods(app: FastifyInstance, table: RouteTable, scope: FastifyInstance = app): void {
   for (const method of ANSWERABLE_METHODS) {
     if (!app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true });
   }
-  for (const [url, registered] of [...table]) {
+  for (const [url, { methods: registered, headers }] of [...table]) {
     const allowed = [...new Set([...registered, 'OPTIONS'])].sort();
     const allow = allowed.join(', ');
+    const config = headers === undefined ? {} : { headers };
     if (!registered.has('OPTIONS')) {
-      scope.options(url, { schema: { hide: true }, config: corsPreflight(allow) }, async (_request, reply) => reply.code(204).header('allow', allow).send());
+      scope.options(url, { schema: { hide: true }, config: { ...corsPreflight(allow), ...config } }, async (_request, reply) =>
+        reply.code(204).header('allow', allow).send(),
+      );
     }
     const others = ANSWERABLE_METHODS.filter((method) => !allowed.includes(method)) as HTTPMethods[];
     // The path as the docs write it: `/api/isEven/{number}`, not the router's `:number`.
@@ -45,6 +50,6 @@ export function answerOtherMethods(app: FastifyInstance, table: RouteTable, scop
       reply.header('allow', allow);
       return sendProblem(reply, problemOf(405, `${request.method} is not allowed on ${documented}; it accepts ${allow}`));
     };
-    scope.route({ method: others, url, schema: { hide: true }, onRequest: refuse, handler: refuse });
+    scope.route({ method: others, url, schema: { hide: true }, config, onRequest: refuse, handler: refuse });
   }
 }

@@ -1,7 +1,19 @@
 import * as zlib from 'node:zlib';
 import compress from '@fastify/compress';
 import { negotiate } from '@fastify/accept-negotiator';
-import type { FastifyInstance, onRequestHookHandler } from 'fastify';
+import type { FastifyRequest, onRequestHookHandler } from 'fastify';
+import fp from 'fastify-plugin';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** False on a route whose answers are never compressed (they are always small). */
+    codedAnswers?: false;
+  }
+  interface FastifyRequest {
+    /** What the answer's encoder will hold, from `Accept-Encoding`, once `answerEncoderBytes` has read it. */
+    encoderBytes: number | undefined;
+  }
+}
 
 const KIB = 1024;
 const MIB = 1024 * KIB;
@@ -44,6 +56,20 @@ export const FLUSH_EACH_WRITE = {
   brotliOptions: { flush: zlib.constants.BROTLI_OPERATION_FLUSH, params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } },
 };
 
+/**
+ * What the encoder of this request's answer will hold in memory, for the memory budget: 0 when the
+ * route's answers are never coded or the request asks for no coding. Read once a request.
+ *
+ * @example
+ * answerEncoderBytes(request) //=> 393216 for `Accept-Encoding: gzip` on a route whose answers may be coded
+ */
+export function answerEncoderBytes(request: FastifyRequest): number {
+  if (request.encoderBytes !== undefined) return request.encoderBytes;
+  const accepted = request.headers['accept-encoding'];
+  const coded = accepted !== undefined && request.routeOptions.config.codedAnswers !== false;
+  return (request.encoderBytes = coded ? encoderBytesOf(accepted) : 0);
+}
+
 // Every answer of a route that may code its answers says so, coded or not (RFC 9110 §12.5.5), after any Vary already set (CORS's Origin).
 const varyOnAcceptEncoding: onRequestHookHandler = (_request, reply, done) => {
   const vary = reply.getHeader('vary');
@@ -52,27 +78,35 @@ const varyOnAcceptEncoding: onRequestHookHandler = (_request, reply, done) => {
 };
 
 /**
- * Answers compressed when the request asks for it, by @fastify/compress
+ * The `answer-coding` plugin: answers compressed when the request asks for it, by @fastify/compress
  * (https://github.com/fastify/fastify-compress): zstd (where this Node.js has it), br, gzip or
  * deflate as `Accept-Encoding` weighs them, for answers of at least `minBytes`; small ones
- * synchronously, larger ones through zlib's asynchronous streams, off the event loop. Routes whose
- * answers are always small say `compress: false` and pay nothing; every other route's answers carry
- * `Vary: Accept-Encoding`. Request bodies are decoded by content-coding.ts, not by the plugin.
- * Register before the routes.
+ * synchronously, larger ones through zlib's asynchronous streams, off the event loop. A route
+ * whose answers are always small says `config.codedAnswers: false` and pays nothing; the others'
+ * answers say `Vary: Accept-Encoding`, from a hook of their own that runs after the route's own
+ * onRequest hooks (a 405 goes without) and before a rate limit's. Request bodies are decoded by
+ * content-coding.ts, not by @fastify/compress. With `minBytes` `off`, nothing is compressed.
  */
-export async function codeAnswers(app: FastifyInstance, minBytes: number | 'off'): Promise<void> {
-  if (minBytes === 'off') return;
-  await app.register(compress, {
-    global: true,
-    globalDecompression: false,
-    threshold: minBytes,
-    encodings: [...ANSWER_CODINGS, 'identity'] as Array<'zstd' | 'br' | 'gzip' | 'deflate' | 'identity'>,
-    customTypes: COMPRESSIBLE,
-  });
-  app.addHook('onRoute', (route) => {
-    // Preflights and 405s (OPTIONS, the other methods) answer with no body.
-    const answersWithBody = [route.method].flat().some((method) => method === 'GET' || method === 'POST');
-    if (route.compress === false || !answersWithBody) return;
-    route.onRequest = [...[route.onRequest ?? []].flat(), varyOnAcceptEncoding];
-  });
-}
+export const answerCoding = fp<{ minBytes: number | 'off' }>(
+  async (app, { minBytes }) => {
+    // Nothing to read when no answer is ever coded.
+    app.decorateRequest('encoderBytes', minBytes === 'off' ? 0 : undefined);
+    if (minBytes === 'off') return;
+    // The route's config says it; @fastify/compress reads its own route option, set from it.
+    app.addHook('onRoute', (route) => {
+      if (route.config?.codedAnswers === false) return void (route.compress = false);
+      // Preflights and 405s (OPTIONS, the other methods) answer with no body.
+      if ([route.method].flat().some((method) => method === 'GET' || method === 'POST')) {
+        route.onRequest = [...[route.onRequest ?? []].flat(), varyOnAcceptEncoding];
+      }
+    });
+    await app.register(compress, {
+      global: true,
+      globalDecompression: false,
+      threshold: minBytes,
+      encodings: [...ANSWER_CODINGS, 'identity'] as Array<'zstd' | 'br' | 'gzip' | 'deflate' | 'identity'>,
+      customTypes: COMPRESSIBLE,
+    });
+  },
+  { name: 'answer-coding', fastify: '5.x' },
+);

@@ -1,6 +1,7 @@
 import { Transform, type Readable } from 'node:stream';
 import * as zlib from 'node:zlib';
-import type { FastifyInstance, preParsingHookHandler } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
 import { ProblemError } from '../../operations/problem.js';
 import { LIMIT_TEXTS } from '../../operations/limit-texts.js';
 
@@ -77,18 +78,25 @@ export function requestCoding(header: string | undefined): RequestCoding | undef
 }
 
 /**
- * What decoding a body with this `Content-Encoding` holds in memory at its peak, for the memory
- * budget: 0 for none, or for a coding that will be refused.
+ * The coding of a request's body, from its `Content-Encoding`, read once a request (the
+ * admission reads it first, for the decoder's memory; the decoding hook then finds it): undefined
+ * for none. Throws the 415 problem of `requestCoding`, each time it is asked.
  *
  * @example
- * decoderBytesOf('gzip') //=> 393216
+ * bodyCodingOf(request)?.decoderBytes //=> 393216 for `Content-Encoding: gzip`
  */
-export function decoderBytesOf(header: string): number {
-  try {
-    return requestCoding(header)?.decoderBytes ?? 0;
-  } catch {
-    return 0;
+export function bodyCodingOf(request: FastifyRequest): RequestCoding | undefined {
+  let coding = request.bodyCoding;
+  if (coding === undefined) {
+    try {
+      coding = requestCoding(request.headers['content-encoding']) ?? null;
+    } catch (error) {
+      coding = error as ProblemError;
+    }
+    request.bodyCoding = coding;
   }
+  if (coding instanceof ProblemError) throw coding;
+  return coding ?? undefined;
 }
 
 /** A decoded body as Fastify's body reader takes it: `receivedEncodedLength` is checked against `Content-Length`. */
@@ -134,34 +142,38 @@ export function decodedBody(raw: Readable, coding: RequestCoding, limit: number)
 }
 
 /**
- * Decodes the bodies of the routes that take one (`POST`) when they come with a `Content-Encoding`:
- * gzip, deflate, br, and zstd where this Node.js has it. `bodyLimit` and the memory budget apply
- * to the decoded bytes (http/memory/admission.ts); routes with `config.decodedBodyLimit` set to
- * `Infinity` (the stream, whose lines have their own limit) have none. Call before the routes are
- * registered.
+ * The `request-decoding` plugin: the body of a `POST` to a route is decoded when it comes with a
+ * `Content-Encoding`: gzip, deflate, br, and zstd where this Node.js has it. `bodyLimit` and the
+ * memory budget apply to the decoded bytes (http/memory/admission.ts); a route with
+ * `config.decodedBodyLimit` set to `Infinity` (the stream, whose lines have their own limit) has
+ * none. A body in another coding gets 415, one that is not what its coding says 400.
  */
-export function decodeRequestBodies(app: FastifyInstance, bodyLimit: number): void {
-  // One hook for every route, its limit read from the route only for a coded body: a plain body costs a header lookup.
-  const decodeIfCoded: preParsingHookHandler = (request, _reply, payload, done) => {
-    const header = request.headers['content-encoding'];
-    if (header === undefined) return done(null, payload);
-    let coding: RequestCoding | undefined;
-    try {
-      coding = requestCoding(header);
-    } catch (error) {
-      return done(error as ProblemError);
-    }
-    done(null, coding === undefined ? payload : decodedBody(payload, coding, request.routeOptions.config.decodedBodyLimit ?? bodyLimit));
-  };
-  app.addHook('onRoute', (route) => {
-    if (![route.method].flat().includes('POST')) return;
-    route.preParsing = [decodeIfCoded, ...[route.preParsing ?? []].flat()];
-  });
-}
+export const requestDecoding = fp<{ bodyLimit: number }>(
+  async (app, { bodyLimit }) => {
+    app.decorateRequest('bodyCoding', undefined);
+    // A plain body costs a header lookup; a path that is no route (a 404) is answered as one, whatever its coding.
+    app.addHook('preParsing', (request, _reply, payload, done) => {
+      if (request.headers['content-encoding'] === undefined || request.method !== 'POST' || request.is404) return done(null, payload);
+      let coding: RequestCoding | undefined;
+      try {
+        coding = bodyCodingOf(request);
+      } catch (error) {
+        return done(error as ProblemError);
+      }
+      done(null, coding === undefined ? payload : decodedBody(payload, coding, request.routeOptions.config.decodedBodyLimit ?? bodyLimit));
+    });
+  },
+  // After the admission, whose hook reserves the decoder's memory before this one starts it.
+  { name: 'request-decoding', fastify: '5.x', dependencies: ['memory-admission'] },
+);
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** The most bytes a coded body of this route may decode to; `BODY_LIMIT` when not given. */
     decodedBodyLimit?: number;
+  }
+  interface FastifyRequest {
+    /** The body's coding once read (`bodyCodingOf`): null for none, the 415 problem for one not read. */
+    bodyCoding: RequestCoding | ProblemError | null | undefined;
   }
 }

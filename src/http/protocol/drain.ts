@@ -1,10 +1,48 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import fp from 'fastify-plugin';
 import { lingeringDestroySoon, type LingerLimits } from './lingering-close.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The server's connections (the `connections` plugin): `isClosing()` is true from the start of shutdown. */
+    connections: { isClosing(): boolean };
+  }
+}
 
 const inFlight = Symbol('requests in flight');
 const lastRequest = Symbol('last request');
+const finishers = Symbol('to run when the response closes');
 type TrackedSocket = Socket & { [inFlight]?: number; [lastRequest]?: IncomingMessage };
+/** What runs once a response has closed: flushed whole, or its client gone. */
+export type Finisher = (response: ServerResponse) => void;
+// null: the connection manager listens for this response's close, with no finisher yet; undefined: it does not (an injected request).
+type FinishingResponse = ServerResponse & { [finishers]?: Finisher[] | null };
+
+function runFinishers(response: FinishingResponse): void {
+  const list = response[finishers];
+  if (list) for (const finish of list) finish(response);
+}
+
+function finishOnClose(this: FinishingResponse): void {
+  runFinishers(this);
+}
+
+/**
+ * Runs `finish` once `response` has closed, from the one `close` listener each response has
+ * (the `connections` plugin's). `finish` should be a function made once, not per request.
+ *
+ * @example
+ * whenResponseCloses(reply.raw, releaseReservation);
+ */
+export function whenResponseCloses(response: ServerResponse, finish: Finisher): void {
+  const closing = response as FinishingResponse;
+  const list = closing[finishers];
+  if (list) return void list.push(finish);
+  // A request that did not come through the server's socket (Fastify's inject) has no listener yet.
+  if (list === undefined) response.on('close', finishOnClose);
+  closing[finishers] = [finish];
+}
 
 /**
  * Looks after the server's connections, with no work per request beyond a counter:
@@ -23,7 +61,7 @@ type TrackedSocket = Socket & { [inFlight]?: number; [lastRequest]?: IncomingMes
  *
  * Call once, before the server listens; `isClosing()` tells the app to send `Connection: close`.
  */
-export function manageConnections(server: Server, linger: LingerLimits): { isClosing: () => boolean } {
+function manageConnections(server: Server, linger: LingerLimits): { isClosing: () => boolean } {
   const sockets = new Set<TrackedSocket>();
   let closing = false;
   const destroySoon = lingeringDestroySoon(linger, (socket) => (socket as TrackedSocket)[lastRequest]);
@@ -38,16 +76,19 @@ export function manageConnections(server: Server, linger: LingerLimits): { isClo
     socket.destroySoon = destroySoon;
     socket.once('close', () => sockets.delete(socket));
   });
-  // One listener each for the server's life, no closure per request: the socket is found through the request.
-  const responseClosed = function (this: ServerResponse) {
+  // One listener for every response, no closure per request: the socket is found through the request.
+  const responseClosed = function (this: FinishingResponse) {
     const socket = this.req.socket as TrackedSocket;
     socket[inFlight] = (socket[inFlight] ?? 1) - 1;
     if (closing && socket[inFlight] === 0) end(socket);
+    runFinishers(this);
   };
-  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+  // Before Fastify's own listener, so that the response is watched before any hook asks to be told of its close.
+  server.prependListener('request', (request: IncomingMessage, response: FinishingResponse) => {
     const socket = request.socket as TrackedSocket;
     socket[inFlight] = (socket[inFlight] ?? 0) + 1;
     socket[lastRequest] = request;
+    response[finishers] = null;
     // 'close' comes once the response is flushed, or the client went away.
     response.on('close', responseClosed);
   });
@@ -58,3 +99,14 @@ export function manageConnections(server: Server, linger: LingerLimits): { isClo
   };
   return { isClosing: () => closing };
 }
+
+/**
+ * The `connections` plugin: `manageConnections` on the app's server, and `app.connections`.
+ * Every response's one `close` listener is its; others join it with `whenResponseCloses`.
+ */
+export const connections = fp<LingerLimits>(
+  async (app, linger) => {
+    app.decorate('connections', manageConnections(app.server, linger));
+  },
+  { name: 'connections', fastify: '5.x' },
+);

@@ -1,13 +1,6 @@
 import type { FastifyBodyParser } from 'fastify';
 import { ProblemError } from '../../operations/problem.js';
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The body's size in bytes, once it has arrived. */
-    bodyBytes: number;
-  }
-}
-
 /** The media type of every JSON answer. */
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
@@ -27,6 +20,5 @@ export const jsonBodyParser: FastifyBodyParser<Buffer> = (request, bytes, done) 
   if (charset !== undefined && !UTF8_CHARSET.test(charset)) {
     return done(new ProblemError(415, `The request body must be UTF-8 JSON; charset ${charset.trim()} is not accepted`), undefined);
   }
-  request.bodyBytes = bytes.length;
   done(null, bytes);
 };

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
 import rateLimit from '@fastify/rate-limit';
 import underPressure from '@fastify/under-pressure';
 import type { Config } from '../../config.js';
@@ -10,30 +10,35 @@ const RETRY_AFTER_SECONDS = 5;
 const PRESSURE_SAMPLE_INTERVAL_MS = 50;
 
 /**
- * Edge protection, each part configurable:
+ * The `protection` plugin, edge protection, each part configurable:
  * - a per-client rate limit by @fastify/rate-limit (https://github.com/fastify/fastify-rate-limit),
  *   off by default;
  * - load shedding on event-loop delay by @fastify/under-pressure
  *   (https://github.com/fastify/under-pressure), off by default.
- * Probes opt out of the last two with their route config.
+ * Probes opt out of the last two with their route config. After `response-headers`: a 429 or a
+ * 503 it answers carries the service's headers.
  */
-export async function protect(app: FastifyInstance, config: Pick<Config, 'rateLimitMax' | 'rateLimitWindowMs' | 'maxEventLoopDelayMs'>): Promise<void> {
-  if (config.rateLimitMax > 0) {
-    await app.register(rateLimit, {
-      max: config.rateLimitMax,
-      timeWindow: config.rateLimitWindowMs,
-      errorResponseBuilder: (_request, context) => new ProblemError(429, LIMIT_TEXTS.rate(context.max, context.after)),
-    });
-  }
-  if (config.maxEventLoopDelayMs > 0) {
-    await app.register(underPressure, {
-      maxEventLoopDelay: config.maxEventLoopDelayMs,
-      retryAfter: RETRY_AFTER_SECONDS,
-      sampleInterval: PRESSURE_SAMPLE_INTERVAL_MS,
-      exposeStatusRoute: false,
-    });
-  }
-}
+export const protection = fp<Pick<Config, 'rateLimitMax' | 'rateLimitWindowMs' | 'maxEventLoopDelayMs'>>(
+  async (app, config) => {
+    if (config.rateLimitMax > 0) {
+      await app.register(rateLimit, {
+        max: config.rateLimitMax,
+        timeWindow: config.rateLimitWindowMs,
+        errorResponseBuilder: (_request, context) => new ProblemError(429, LIMIT_TEXTS.rate(context.max, context.after)),
+      });
+    }
+    if (config.maxEventLoopDelayMs > 0) {
+      await app.register(underPressure, {
+        maxEventLoopDelay: config.maxEventLoopDelayMs,
+        retryAfter: RETRY_AFTER_SECONDS,
+        sampleInterval: PRESSURE_SAMPLE_INTERVAL_MS,
+        exposeStatusRoute: false,
+      });
+    }
+  },
+  // After answer coding, whose Vary a 429 then carries.
+  { name: 'protection', fastify: '5.x', dependencies: ['response-headers', 'answer-coding'] },
+);
 
 /**
  * The docs page's security headers, set by @fastify/helmet (https://github.com/fastify/fastify-helmet)

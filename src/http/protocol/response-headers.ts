@@ -1,11 +1,19 @@
 import type { FastifyInstance } from 'fastify';
 import cors from '@fastify/cors';
+import fp from 'fastify-plugin';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Headers every response of the route carries, its errors included (a legacy route's Deprecation and Link). */
+    headers?: Readonly<Record<string, string>>;
+  }
+}
 
 /** The CORS origins a response names: any (`*`), a list, or none. */
 export type CorsOrigins = readonly string[] | 'off';
 
-export interface FixedHeaderOptions {
-  /** Headers every response carries, worked out once (security headers). */
+export interface ResponseHeaderOptions {
+  /** Headers every response carries, worked out once (security headers, fixed CORS headers). */
   readonly always: Readonly<Record<string, string>>;
   /** True from the start of shutdown: responses then ask clients to close the connection. */
   readonly shuttingDown: () => boolean;
@@ -16,23 +24,31 @@ const EXPOSED = 'allow, retry-after, deprecation, link, sunset';
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
 /**
- * The headers that depend on nothing but the request's id and the process's state, set in one hook
- * when the request arrives: `x-request-id`, the security headers, and `Connection: close` once
- * shutdown has begun, so that clients reconnect elsewhere.
+ * The `response-headers` plugin: the service's own response headers, set in one hook as the
+ * request arrives, so that every answer has them, errors included: `x-request-id`, `always`
+ * (security headers, fixed CORS headers), `Connection: close` once shutdown has begun (clients
+ * then reconnect elsewhere) and the route's own (`config.headers`). Libraries add theirs:
+ * @fastify/cors with a list of origins, the docs page's helmet, and answer coding (answer-coding.ts)
+ * `Vary` and `Content-Encoding`.
  */
-export function addFixedHeaders(app: FastifyInstance, options: FixedHeaderOptions): void {
-  const { always, shuttingDown } = options;
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    reply.headers(always);
-    if (shuttingDown()) reply.header('connection', 'close');
-    done();
-  });
-}
+export const responseHeaders = fp<ResponseHeaderOptions>(
+  async (app, options) => {
+    const { always, shuttingDown } = options;
+    app.addHook('onRequest', (request, reply, done) => {
+      reply.header('x-request-id', request.id);
+      reply.headers(always);
+      if (shuttingDown()) reply.header('connection', 'close');
+      const headers = request.routeOptions.config.headers;
+      if (headers !== undefined) reply.headers(headers);
+      done();
+    });
+  },
+  { name: 'response-headers', fastify: '5.x' },
+);
 
 /**
  * The CORS headers every answer carries whatever the request, when the origins are `*`: then they
- * are fixed, and the one hook of `addFixedHeaders` writes them with the others, instead of
+ * are fixed, and the one hook of `responseHeaders` writes them with the others, instead of
  * @fastify/cors working them out for every request (it is then registered only where preflights
  * are answered: `allowOrigins`). Undefined when they depend on the request's `Origin` (a list) or
  * there are none (`off`).

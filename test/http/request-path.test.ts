@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import Fastify from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { memoryAdmission } from '../../src/http/memory/admission.js';
+import { MemoryBudget } from '../../src/http/memory/budget.js';
+import { answerCoding } from '../../src/http/protocol/answer-coding.js';
+import { requestDecoding } from '../../src/http/protocol/content-coding.js';
+
+const MIB = 1024 * 1024;
+const admissionOptions = {
+  budget: new MemoryBudget(64 * MIB, 8 * MIB),
+  memoryLimit: 512 * MIB,
+  bodyLimit: MIB,
+  offloadBodyBytes: 64 * 1024,
+  admissionWaitMs: 100,
+};
+
+test('a step of the request path registered before one it needs: the app refuses to start, naming it', async () => {
+  const app = Fastify();
+  await app.register(answerCoding, { minBytes: 1024 });
+  void app.register(memoryAdmission, admissionOptions);
+  await assert.rejects(async () => app.ready(), /'connections' of plugin 'memory-admission'/);
+  const decodingFirst = Fastify();
+  void decodingFirst.register(requestDecoding, { bodyLimit: MIB });
+  await assert.rejects(async () => decodingFirst.ready(), /'memory-admission' of plugin 'request-decoding'/);
+});
+
+test('an admitted POST over a socket has one close listener, which releases its reservation', async (t) => {
+  const app = await buildApp({}, { logger: false });
+  t.after(() => app.close());
+  const listeners: number[] = [];
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    listeners.push(reply.raw.listenerCount('close'));
+    done(null, payload);
+  });
+  const address = await app.listen({ host: '127.0.0.1', port: 0 });
+  const response = await fetch(`${address}/api/sort`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"input":[2,1]}' });
+  assert.deepEqual(await response.json(), { sortedArray: [1, 2] });
+  assert.deepEqual(listeners, [1]);
+  // The reservation is released once the answer has been written.
+  for (let i = 0; i < 50 && app.memory.budget.reserved > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.equal(app.memory.budget.reserved, 0);
+});
