@@ -5,7 +5,7 @@ import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'test-artifacts/', 'bench/results/'] },
+  { ignores: ['dist/', 'packages/*/dist/', 'node_modules/', 'test-artifacts/', 'bench/results/'] },
   js.configs.recommended,
   tseslint.configs.recommendedTypeChecked,
   {

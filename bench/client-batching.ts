@@ -1,5 +1,5 @@
 import { Agent, fetch as undiciFetch } from 'undici';
-import { createClient, type Client } from '../src/client/index.js';
+import { createClient, type Client } from '../packages/client/src/index.js';
 import type { RunningTarget } from './targets.js';
 
 /**

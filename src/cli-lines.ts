@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline';
 import type { CommandForm } from './cli-commands.js';
 import { DEFAULT_CONFIG } from './config.js';
 import { LineAnswerer } from './engine/line-stream.js';
-import { ClientError, createClient, ProblemError, StreamInterruptedError } from './client/index.js';
+import { ClientError, createClient, ProblemError, StreamInterruptedError } from 'json-utility-client';
 
 type Flags = Record<string, string | boolean | undefined>;
 

@@ -7,7 +7,8 @@ import { test } from 'node:test';
 import { promisify } from 'node:util';
 
 // docs/development.md, "Adding an operation": a copy of the project gets one more operation the
-// way a developer adds one (its declaration file and one entry in the table, nothing else), and
+// way a developer adds one (its declaration file and one entry in the table, nothing else; the build
+// then generates the client's operations), and
 // this finds it in the routes, the OpenAPI document, the client's methods and types, the CLI's
 // commands and help, the batch, the stream, the worker threads, the memory estimate, and the test
 // lists (the project's own tests that list the operations, run on the copy).
@@ -43,7 +44,7 @@ const CHECK = `import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { buildApp } from '../src/app.js';
-import { createClient, ProblemError } from '../src/client/index.js';
+import { createClient, ProblemError } from '../packages/client/src/index.js';
 import { COSTLIEST_BYTES_PER_BYTE } from '../src/http/memory/estimates.js';
 
 test('the added operation is a route, an OpenAPI operation, a client method, a batch and stream item, a worker task, a memory estimate and a command', async (t) => {
@@ -91,7 +92,7 @@ test('the added operation is a route, an OpenAPI operation, a client method, a b
 test('an operation added by its declaration alone is found everywhere it must be', { timeout: 240_000 }, async (t) => {
   const copy = mkdtempSync(join(tmpdir(), 'json-utility-added-'));
   t.after(() => rmSync(copy, { recursive: true, force: true }));
-  for (const part of ['src', 'test', 'scripts', 'bench', 'package.json', 'tsconfig.json', 'tsconfig.test.json'])
+  for (const part of ['src', 'test', 'scripts', 'bench', 'packages/client/src', 'package.json', 'tsconfig.json', 'tsconfig.test.json'])
     cpSync(join(root, part), join(copy, part), { recursive: true });
   symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'));
 
@@ -109,6 +110,8 @@ test('an operation added by its declaration alone is found everywhere it must be
   delete env.NODE_TEST_CONTEXT;
   const options = { cwd: copy, env, maxBuffer: 16 * 1024 * 1024 };
   const fail = (what: string) => (error: { stdout?: string; stderr?: string }) => assert.fail(`${what}:\n${error.stdout ?? ''}${error.stderr ?? ''}`);
+  // The client's operations, generated from the declarations as `npm run build` does.
+  await run(process.execPath, ['--import', 'tsx', 'scripts/client-operations.ts'], options).catch(fail('scripts/client-operations.ts'));
   // The typecheck: the client's method is typed by the new schemas (test/added.test.ts assigns its answer).
   await run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.test.json'], options).catch(fail('tsc'));
   // The added operation, and the project's own tests that list the operations.

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, type AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { ClientError, ProblemError, createClient, type Client, type ClientOptions } from '../src/client/index.js';
+import { ClientError, ProblemError, createClient, type Client, type ClientOptions } from '../packages/client/src/index.js';
 import { buildApp } from '../src/app.js';
 import { silentServer } from './silent-server.js';
 

@@ -1,10 +1,20 @@
 // Type tests of the client, checked by `npm run typecheck` (never run): each `@ts-expect-error` line
 // must be a type error, so a method whose input or output type degrades (to `any` or `unknown`, or a
 // wider union) makes the typecheck fail. The types come from the TypeBox schemas (src/client/index.ts).
-import { createClient, type Answer, type Operations } from '../src/client/index.js';
+import type { Static } from 'typebox';
+import { createClient, type Answer, type Operations } from '../packages/client/src/index.js';
+import type { OPERATIONS } from '../src/operations/index.js';
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 const expectType = <T extends true>(): T | undefined => undefined;
+
+// The client's types are generated from the declarations (scripts/client-operations.ts): each input and
+// answer is the TypeBox schema's static type, and the typecheck fails when one drifts from it.
+type Declared = typeof OPERATIONS;
+type Drift = {
+  [Id in keyof Declared]: [Equal<Operations[Id]['input'], Static<Declared[Id]['body']>>, Equal<Operations[Id]['output'], Static<Declared[Id]['result']>>];
+}[keyof Declared];
+expectType<Equal<Drift, [true, true]>>();
 
 export async function clientTypes(): Promise<void> {
   const client = createClient({ baseUrl: 'http://127.0.0.1:1' });

@@ -134,15 +134,20 @@ describe('the packed package, installed as a user would', { timeout: 240_000 }, 
     assert.ok((bodies[0]?.bytes ?? 0) > 50);
   });
 
-  test('an ESM project imports the library, /client and /server, and typechecks against the installed types', async () => {
+  test('an ESM project imports the library, /app and the client package, and typechecks against the installed types', async () => {
     const project = join(work, 'project');
     mkdirSync(join(project, 'node_modules', '@types'), { recursive: true });
     symlinkSync(installed, join(project, 'node_modules', 'json-utility-service'));
+    // The client is installed alone, from its own tarball (README, "From code").
+    const { stdout: packed } = await run('npm', ['pack', join(root, 'packages/client'), '--pack-destination', work, '--json']);
+    const tarball = join(work, (JSON.parse(packed) as Array<{ filename: string }>)[0]?.filename ?? '');
+    mkdirSync(join(project, 'node_modules', 'json-utility-client'));
+    await run('tar', ['-xzf', tarball, '-C', join(project, 'node_modules', 'json-utility-client'), '--strip-components=1']);
     // A TypeScript user has Node's types; the server's types (Fastify's) refer to them.
     symlinkSync(join(root, 'node_modules', '@types', 'node'), join(project, 'node_modules', '@types', 'node'));
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'user-project', private: true, type: 'module' }));
     const source = `import { isOdd, sort, toString, type JsonValue } from 'json-utility-service';
-import { createClient, ProblemError } from 'json-utility-service/client';
+import { createClient, ProblemError } from 'json-utility-client';
 import { buildApp } from 'json-utility-service/app';
 
 const values: JsonValue[] = [3, 'b', null];

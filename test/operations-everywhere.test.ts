@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildApp } from '../src/app.js';
 import { COMMANDS } from '../src/cli-commands.js';
-import { createClient } from '../src/client/index.js';
+import { createClient } from '../packages/client/src/index.js';
 import { CURRENT_OPERATION_IDS, LEGACY_OPERATION_IDS, OPERATIONS, servedAt, type Operation } from '../src/operations/index.js';
 
 // docs/development.md, "Adding an operation": one declaration in src/operations reaches all of these.

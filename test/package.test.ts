@@ -23,8 +23,6 @@ test('npm pack ships the compiled library, its types and the entry points, and n
     'dist/server.js',
     'dist/main.js',
     'dist/cli.js',
-    'dist/client/index.js',
-    'dist/client/index.d.ts',
     'package.json',
     'README.md',
     'LICENSE',
@@ -50,10 +48,12 @@ test('the package exports the pure operations, each documented with an example',
   }
 });
 
-test('json-utility-service/client exports the typed client', async () => {
-  const { createClient, ProblemError } = (await import(`${PACKAGE}/client`)) as typeof import('../src/client/index.js');
-  assert.equal(typeof createClient({ baseUrl: 'http://127.0.0.1:1' }).isEven, 'function');
-  assert.equal(new ProblemError({ status: 400, detail: 'x' }).status, 400);
+test('the client is a package of its own, which the service carries for its CLI, not a copy', () => {
+  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: object; bundleDependencies: string[]; dependencies: object };
+  assert.ok(!('./client' in manifest.exports));
+  assert.deepEqual(manifest.bundleDependencies, ['json-utility-client']);
+  assert.ok('json-utility-client' in manifest.dependencies);
+  assert.match(readFileSync(join(root, 'src/cli-lines.ts'), 'utf8'), /from 'json-utility-client'/);
 });
 
 test('json-utility-service/app embeds the service under any prefix', async (t) => {

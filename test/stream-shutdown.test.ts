@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { request } from 'node:http';
 import { describe, test } from 'node:test';
-import { createClient, StreamInterruptedError, type Answer } from '../src/client/index.js';
+import { createClient, StreamInterruptedError, type Answer } from '../packages/client/src/index.js';
 import { startServer, type RunningServer } from './process.js';
 
 /**

@@ -39,7 +39,7 @@ export interface BatchAnswer {
  *
  * @example
  * answerBatch(Buffer.from('{"operations":[{"operation":"isEven","input":4},{"operation":"isOdd","input":"x"}]}'), limits).text
- * //=> '{"answers":[{"status":200,"result":{"ret":true}},{"status":400,"problem":{… "/operations/1/input …"}}]}'
+ * //=> '{"answers":[{"status":200,"result":{"ret":true}},{"status":400,"problem":{… "errors":[{"pointer":"/operations/1/input","detail":"/input must be …"}]}}]}'
  */
 export function answerBatch(bytes: Uint8Array, limits: BatchLimits): BatchAnswer {
   let text = decodeUtf8Body(bytes, 'a JSON object with an "operations" array');

@@ -109,26 +109,30 @@ export function answerItem(item: unknown, numberSource: string | undefined, limi
     if (error instanceof ProblemError) return problemOutcome(error.problem);
     throw error;
   }
-  // Only legacy operations answer JsonText, and no item names one.
-  return runValue(OPERATIONS[id], item, numberSource, limits, validatorFor(id), 'the item');
+  // Only legacy operations answer JsonText, and no item names one. The item is its operation's body: the single endpoint's words.
+  return runValue(OPERATIONS[id], item, numberSource, limits, validatorFor(id));
 }
 
 const BODY = 'The request body';
 
 /**
- * A problem about an item, its pointers and words moved from the item to where the item is:
- * `root` is the item's pointer in the request (`/operations/3`; `''` for a line of a stream,
- * which is its own document), `named` the words for the item itself (`/operations/3`, `The line`).
+ * A problem about an item, its pointers moved from the item to where the item is: `root` is the
+ * item's pointer in the request (`/operations/3`; `''` for a line of a stream, which is its own
+ * document). Its words stay the single endpoint's (a caller re-roots the pointers alone, and has
+ * the single endpoint's problem), but for words about the item as a whole ("The request body"),
+ * which name it as `named` (`/operations/3`, `The line`).
  *
  * @example
  * rootedAt(problemOf(400, '/input must be ...', [{ pointer: '/input', detail: '/input must be ...' }]), '/operations/3', '/operations/3')
- * //=> detail '/operations/3/input must be ...', pointer '/operations/3/input'
+ * //=> detail '/input must be ...', pointer '/operations/3/input'
  */
 export function rootedAt(problem: Problem, root: string, named: string): Problem {
-  const moved = (detail: string, pointer: string): string =>
-    pointer === '' ? (detail.startsWith(BODY) ? named + detail.slice(BODY.length) : detail) : detail.startsWith(pointer) ? root + detail : detail;
-  const errors: FieldError[] | undefined = problem.errors?.map(({ pointer, detail }) => ({ pointer: root + pointer, detail: moved(detail, pointer) }));
-  let detail = moved(problem.detail, '');
+  const worded = (detail: string): string => (detail.startsWith(BODY) ? named + detail.slice(BODY.length) : detail);
+  const errors: FieldError[] | undefined = problem.errors?.map(({ pointer, detail }) => ({
+    pointer: root + pointer,
+    detail: pointer === '' ? worded(detail) : detail,
+  }));
+  let detail = worded(problem.detail);
   if (problem.errors !== undefined && errors !== undefined && problem.detail === problem.errors.map((e) => e.detail).join('; ')) {
     detail = errors.map((e) => e.detail).join('; ');
   }

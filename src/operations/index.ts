@@ -6,7 +6,7 @@ import { stringSplit } from './string-split.js';
 import { legacyToString, toString } from './to-string.js';
 import { TAG_DESCRIPTIONS } from './define.js';
 
-export { DEFAULT_PREFIX, JsonText, servedAt, type LegacyForm, type Operation, type PathForm } from './define.js';
+export { DEFAULT_PREFIX, JsonText, servedAt, type LegacyForm, type Operation } from './define.js';
 
 /**
  * Every operation, each declared in its own file, in the order of the OpenAPI document. The

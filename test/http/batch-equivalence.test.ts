@@ -5,7 +5,9 @@ import { CURRENT_OPERATION_IDS } from '../../src/operations/index.js';
 import { build, post } from './helper.js';
 
 // Issue 27: an operation answers the same alone, in a batch and in a stream; problems differ only
-// in where their pointers are rooted (`/operations/N` in a batch, the line in a stream).
+// in where their pointers are rooted (`/operations/N` in a batch, the line in a stream) and in the
+// words for the item as a whole. A batch item's problem is the single endpoint's once its pointers
+// are re-rooted, its words untouched: the client re-roots them without knowing any sentence.
 
 const SPECIAL_NUMBERS = ['-0', '4.0', '4.000000000000000000001', '1e400', '1E2', '9007199254740993', '0.1e1', '1'.repeat(10_001), '-12'];
 const SPECIAL_KEYS = ['__proto__', 'constructor', 'input', 'inptu', 'string', 'seperator', 'separator', 'order', 'locale'];
@@ -83,6 +85,10 @@ test('every operation answers alike alone, in a batch and in a stream', async (t
           const batchRoot = new RegExp(`/operations/${index}(?=/)`, 'g');
           assert.deepEqual(unrooted(inBatch.problem as Problem, batchRoot, new RegExp(`/operations/${index}\\b`, 'g')), expected, context);
           assert.deepEqual(unrooted(inStream.problem as Problem, /^$/, /The line/g), expected, context);
+          const itemRoot = `/operations/${index}`;
+          const reRooted = { ...inBatch.problem, errors: inBatch.problem?.errors?.map((e) => ({ ...e, pointer: e.pointer.slice(itemRoot.length) })) };
+          const sameWords = (problem: Problem, item: string) => JSON.stringify(problem).replaceAll(`"${item} `, '"ITEM ').replaceAll(`; ${item} `, '; ITEM ');
+          assert.equal(sameWords(reRooted as Problem, itemRoot), sameWords(single.json<Problem>(), 'The request body'), context);
         }
       }
     }),

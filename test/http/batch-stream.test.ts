@@ -59,7 +59,7 @@ describe('POST /api/batch', () => {
     assert.deepEqual(answers[1]?.problem?.errors[0]?.pointer, '/operations/1/operation');
     assert.match(answers[1]?.problem?.detail ?? '', /"isPrime" is not an operation/);
     assert.equal(answers[2]?.problem?.errors[0]?.pointer, '/operations/2/input');
-    assert.match(answers[2]?.problem?.detail ?? '', /the item has "inptu", which is not one of its fields/);
+    assert.match(answers[2]?.problem?.detail ?? '', /the body has "inptu", which is not one of its fields/);
     assert.equal(answers[3]?.problem?.errors[0]?.pointer, '/operations/3');
     assert.deepEqual(answers[4], { status: 200, result: { sortedArray: [1, 2] } });
   });

@@ -90,7 +90,7 @@ export const batchRoutes: FastifyPluginAsync<Answering & { readonly limits: Many
         summary: 'Answer many operations in one request',
         description:
           'Each operation is answered as its single endpoint would answer it, in order; a bad one gets its problem in its place ' +
-          '(pointers rooted at `/operations/N`) and never fails the others. Only a batch that is itself wrong is refused as a whole.',
+          '(the single endpoint’s words, its pointers rooted at `/operations/N`) and never fails the others. Only a batch that is itself wrong is refused as a whole.',
         tags: ['batch'],
         response: { 200: jsonResponse('The answers, in the order of the operations', BatchAnswerSchema), ...problemResponses(400, 413, 415, 429, 500, 503) },
       },

@@ -1,36 +1,7 @@
-import { createInterface } from 'node:readline';
-import { Readable } from 'node:stream';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import type { Static } from 'typebox';
-import { CURRENT_OPERATION_IDS, DEFAULT_PREFIX, OPERATIONS as DECLARED, servedAt, type Operation, type PathForm } from '../operations/index.js';
+import { BATCH_OPERATIONS, CALLS, PREFIX, type Operations } from './operations.js';
 
-type Declared = typeof DECLARED;
-
-/**
- * Each operation's input (its JSON body, or the path parameter of its GET form) and its 200 answer,
- * read from the TypeBox schemas that validate them in the service (src/operations): a schema change
- * is a type change here, with nothing to generate.
- */
-export type Operations = {
-  [Id in keyof Declared]: { input: Static<Declared[Id]['body']>; output: Static<Declared[Id]['result']> };
-} & {
-  [Id in keyof Declared as Declared[Id]['byPath'] extends PathForm ? `${Id}ByPath` : never]: {
-    input: { number: string };
-    output: Static<Declared[Id]['result']>;
-  };
-};
-
-interface Call {
-  readonly path: string;
-  readonly input: 'body' | 'path';
-}
-
-/** How each method is called: a POST per operation, and a GET where it has a path form. */
-const CALLS: ReadonlyArray<[string, Call]> = Object.entries(DECLARED as Readonly<Record<string, Operation>>).flatMap(([id, operation]) => {
-  const path = servedAt(operation);
-  const post: [string, Call] = [id, { path, input: 'body' }];
-  return operation.byPath === undefined ? [post] : [post, [`${id}ByPath`, { path: `${path}/{number}`, input: 'path' }]];
-});
+export type { Operations } from './operations.js';
+export type * from './operations.js';
 
 /** One offending field of a request, as a JSON Pointer (RFC 6901). */
 export interface ProblemField {
@@ -139,8 +110,20 @@ export interface BatchOptions {
   readonly maxOperations?: number;
 }
 
+/** Options of a stream. */
+export interface StreamOptions {
+  /** Aborts the stream: the request and the reading of its answers. */
+  readonly signal?: AbortSignal;
+  /**
+   * Sends the lines as one body once the iterable has ended, instead of as they come; the answers
+   * are still read as they arrive. For a runtime that streams a request body only over HTTP/2
+   * (browsers) when the service is reached over HTTP/1.1.
+   */
+  readonly wholeBody?: boolean;
+}
+
 /** The operations a batch or a stream can carry: the current ones with a body. */
-export type BatchOperationName = Exclude<keyof Operations, `${string}ByPath` | `legacy${string}`>;
+export type BatchOperationName = (typeof BATCH_OPERATIONS)[number];
 
 /** One operation of a batch or a stream: its name in `operation`, beside its single endpoint's body. */
 export type BatchOperation = { [Name in BatchOperationName]: { operation: Name } & Operations[Name]['input'] }[BatchOperationName];
@@ -180,7 +163,7 @@ export type Client = {
    * yields each answer as it arrives, in order. Takes `signal`, not `timeoutMs`: a stream may rightly run long.
    * A string is sent as it is, as one line (JSON already written, or a line to be refused as it stands).
    */
-  stream(operations: Iterable<StreamLine> | AsyncIterable<StreamLine>, options?: Pick<CallOptions, 'signal'>): AsyncGenerator<Answer>;
+  stream(operations: Iterable<StreamLine> | AsyncIterable<StreamLine>, options?: StreamOptions): AsyncGenerator<Answer>;
 };
 
 /**
@@ -224,36 +207,42 @@ export function createClient(options: ClientOptions): Client {
     return JSON.parse(text) as unknown;
   };
 
-  const batchUrl = `${base}${DEFAULT_PREFIX}/batch`;
+  const batchUrl = `${base}${PREFIX}/batch`;
   const join = options.batch === undefined ? undefined : batching(options.batch, batchUrl, exchange, options.timeoutMs);
   const client: Record<string, unknown> = {};
-  for (const [name, operation] of CALLS) {
-    client[name] =
-      operation.input === 'path'
-        ? (input: Record<string, string>, call: CallOptions = {}) =>
-            exchange('GET', base + operation.path.replace(/\{(\w+)\}/g, (_match, key: string) => encodeURIComponent(input[key] ?? '')), undefined, call)
-        : (input: unknown, call: CallOptions = {}) => {
-            const body = JSON.stringify(input);
-            // Large bodies go alone: a batch is answered in one piece, and they would hold up the small ones.
-            return join !== undefined && CURRENT.has(name) && body.length <= BATCH_ITEM_MAX_CHARS
-              ? join(name, body, base + operation.path, call)
-              : exchange('POST', base + operation.path, body, call);
-          };
+  for (const [name, path] of CALLS) {
+    client[name] = path.includes('{')
+      ? (input: Record<string, string>, call: CallOptions = {}) =>
+          exchange('GET', base + path.replace(/\{(\w+)\}/g, (_match, key: string) => encodeURIComponent(input[key] ?? '')), undefined, call)
+      : (input: unknown, call: CallOptions = {}) => {
+          const body = JSON.stringify(input);
+          // Large bodies go alone: a batch is answered in one piece, and they would hold up the small ones.
+          return join !== undefined && CURRENT.has(name) && body.length <= BATCH_ITEM_MAX_CHARS
+            ? join(name, body, base + path, call)
+            : exchange('POST', base + path, body, call);
+        };
   }
   client.batch = async (operations: readonly BatchOperation[], call: CallOptions = {}) =>
     ((await exchange('POST', batchUrl, JSON.stringify({ operations }), call)) as { answers: unknown }).answers;
-  client.stream = (operations: Iterable<StreamLine> | AsyncIterable<StreamLine>, call: Pick<CallOptions, 'signal'> = {}) =>
-    streamAnswers(send, `${base}${DEFAULT_PREFIX}/stream`, operations, options.headers, call.signal);
+  client.stream = (operations: Iterable<StreamLine> | AsyncIterable<StreamLine>, call: StreamOptions = {}) =>
+    streamAnswers(send, `${base}${PREFIX}/stream`, operations, options.headers, call);
   return client as Client;
 }
 
 type Exchange = (method: 'GET' | 'POST', url: string, body: string | undefined, call: CallOptions) => Promise<unknown>;
 
-const CURRENT: ReadonlySet<string> = new Set(CURRENT_OPERATION_IDS);
+const CURRENT: ReadonlySet<string> = new Set(BATCH_OPERATIONS);
 // A call whose body is longer than this goes alone (the service's OFFLOAD_BODY_BYTES, 64 KiB by default).
 const BATCH_ITEM_MAX_CHARS = 64 * 1024;
 // A batch is sent once its bodies reach this many characters, whatever its count.
 const BATCH_MAX_CHARS = 1024 * 1024;
+
+// "The same turn of the event loop" is Node.js's and Bun's setImmediate where there is one; elsewhere a timeout of 0.
+const IMMEDIATE = (() => {
+  const scope = globalThis as { setImmediate?: (run: () => void) => unknown; clearImmediate?: (handle: unknown) => void };
+  const { setImmediate: set, clearImmediate: clear } = scope;
+  return set === undefined || clear === undefined ? undefined : { set: (run: () => void) => set(run), clear: (handle: unknown) => clear(handle) };
+})();
 
 /** A call waiting for its answer from a batch. */
 interface Joined {
@@ -326,7 +315,7 @@ function batching(settings: BatchOptions, batchUrl: string, exchange: Exchange, 
     }
     calls.forEach((joined, i) => {
       const answer = answers[i] as Answer;
-      joined.settle('result' in answer ? { value: answer.result } : { error: new ProblemError(unrooted(answer.problem, `/operations/${i}`)) });
+      joined.settle('result' in answer ? { value: answer.result } : { error: new ProblemError(reRooted(answer.problem, `/operations/${i}`)) });
     });
   };
 
@@ -363,9 +352,9 @@ function batching(settings: BatchOptions, batchUrl: string, exchange: Exchange, 
       chars += item.length;
       if (waiting.length >= maxOperations || chars >= BATCH_MAX_CHARS) flush();
       else if (cancelTimer === undefined) {
-        if (maxDelayMs === 0) {
-          const immediate = setImmediate(flush);
-          cancelTimer = () => clearImmediate(immediate);
+        if (maxDelayMs === 0 && IMMEDIATE !== undefined) {
+          const immediate = IMMEDIATE.set(flush);
+          cancelTimer = () => IMMEDIATE.clear(immediate);
         } else {
           const timer = setTimeout(flush, maxDelayMs);
           cancelTimer = () => clearTimeout(timer);
@@ -375,19 +364,14 @@ function batching(settings: BatchOptions, batchUrl: string, exchange: Exchange, 
 }
 
 /**
- * A batch answer's problem as the single endpoint words it: pointers and details rooted at the
- * request body (`/input`) instead of the item (`/operations/3/input`), as engine/items.ts `rootedAt` moved them.
+ * A batch answer's problem as the single endpoint gives it: its words are the single endpoint's
+ * already, and its pointers, rooted at the item in the batch (`/operations/3/input`), go back to
+ * the request body (`/input`).
  */
-function unrooted(problem: Problem, root: string): Problem {
-  const back = (text: string): string =>
-    text.startsWith(`${root}/`) ? text.slice(root.length) : text.startsWith(`${root} `) ? `The request body${text.slice(root.length)}` : text;
-  const errors = problem.errors?.map(({ pointer, detail }) => ({
-    pointer: pointer.startsWith(root) ? pointer.slice(root.length) : pointer,
-    detail: back(detail),
-  }));
-  const joined = problem.errors?.map((error) => error.detail).join('; ');
-  const detail = errors !== undefined && problem.detail === joined ? errors.map((error) => error.detail).join('; ') : back(problem.detail);
-  return { ...problem, detail, ...(errors === undefined ? {} : { errors }) };
+function reRooted(problem: Problem, root: string): Problem {
+  if (problem.errors === undefined) return problem;
+  const errors = problem.errors.map(({ pointer, detail }) => ({ pointer: pointer.startsWith(root) ? pointer.slice(root.length) : pointer, detail }));
+  return { ...problem, errors };
 }
 
 // Lines given at once (an array) go in pieces of about this many characters; lines given one at a time go as they come.
@@ -398,37 +382,45 @@ async function* streamAnswers(
   url: string,
   operations: Iterable<StreamLine> | AsyncIterable<StreamLine>,
   headers: Readonly<Record<string, string>> | undefined,
-  signal: AbortSignal | undefined,
+  options: StreamOptions,
 ): AsyncGenerator<Answer> {
+  const { signal } = options;
   const synchronous = Symbol.iterator in operations;
   const iterator = synchronous ? operations[Symbol.iterator]() : operations[Symbol.asyncIterator]();
   const encoder = new TextEncoder();
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      let text = '';
-      do {
-        const next = await iterator.next();
-        if (next.done === true) {
-          if (text !== '') controller.enqueue(encoder.encode(text));
-          return controller.close();
-        }
-        text += `${typeof next.value === 'string' ? next.value : JSON.stringify(next.value)}\n`;
-      } while (synchronous && text.length < STREAM_PIECE_CHARS);
-      controller.enqueue(encoder.encode(text));
-    },
-    async cancel() {
-      await iterator.return?.();
-    },
-  });
+  const lineOf = (value: StreamLine): string => `${typeof value === 'string' ? value : JSON.stringify(value)}\n`;
+  let body: ReadableStream<Uint8Array> | string;
+  if (options.wholeBody === true) {
+    body = '';
+    for (let next = await iterator.next(); next.done !== true; next = await iterator.next()) body += lineOf(next.value);
+  } else {
+    body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        let text = '';
+        do {
+          const next = await iterator.next();
+          if (next.done === true) {
+            if (text !== '') controller.enqueue(encoder.encode(text));
+            return controller.close();
+          }
+          text += lineOf(next.value);
+        } while (synchronous && text.length < STREAM_PIECE_CHARS);
+        controller.enqueue(encoder.encode(text));
+      },
+      async cancel() {
+        await iterator.return?.();
+      },
+    });
+  }
   let response: Response;
   try {
-    // `duplex: 'half'` is how fetch takes a streamed body; undici reads the answers while it still sends.
+    // `duplex: 'half'` is how fetch takes a streamed body; the answers are read while it still sends.
     response = await send(url, {
       method: 'POST',
       headers: { ...headers, 'content-type': 'application/x-ndjson' },
       body,
-      duplex: 'half',
-      signal,
+      ...(typeof body === 'string' ? {} : { duplex: 'half' }),
+      ...(signal === undefined ? {} : { signal }),
     });
   } catch (error) {
     if (signal?.aborted === true) throw signal.reason;
@@ -438,21 +430,31 @@ async function* streamAnswers(
     const text = await response.text();
     throw new ProblemError(problemIn(text, response.status, response.statusText));
   }
-  // readline splits the answer lines; a line cut by a dropped connection fails JSON.parse or the read itself.
-  const input = Readable.fromWeb(response.body as WebReadableStream<Uint8Array>);
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
   let answered = 0;
+  let rest = '';
+  // A line cut by a dropped connection fails JSON.parse or the read itself.
+  const answerIn = (line: string): Answer => {
+    let answer: Answer;
+    try {
+      answer = JSON.parse(line) as Answer;
+    } catch (error) {
+      throw new ClientError(`The answers from POST ${url} broke off after ${answered} lines: the next line is not JSON`, url, { cause: error });
+    }
+    const interrupted = 'problem' in answer ? shutdownOf(answer.problem) : undefined;
+    if (interrupted !== undefined) throw interrupted;
+    answered++;
+    return answer;
+  };
   try {
-    for await (const line of createInterface({ input, crlfDelay: Infinity })) {
-      let answer: Answer;
-      try {
-        answer = JSON.parse(line) as Answer;
-      } catch (error) {
-        throw new ClientError(`The answers from POST ${url} broke off after ${answered} lines: the next line is not JSON`, url, { cause: error });
-      }
-      const interrupted = 'problem' in answer ? shutdownOf(answer.problem) : undefined;
-      if (interrupted !== undefined) throw interrupted;
-      answered++;
-      yield answer;
+    for (;;) {
+      const { done, value } = await reader.read();
+      rest += done === true ? decoder.decode() : decoder.decode(value, { stream: true });
+      const lines = rest.split('\n');
+      rest = done === true ? '' : (lines.pop() as string);
+      for (const line of lines) if (line !== '') yield answerIn(line.endsWith('\r') ? line.slice(0, -1) : line);
+      if (done === true) break;
     }
   } catch (error) {
     if (signal?.aborted === true) throw signal.reason;
@@ -460,7 +462,7 @@ async function* streamAnswers(
     throw new ClientError(`The answers from POST ${url} broke off after ${answered} lines: ${causeOf(error)}`, url, { cause: error });
   } finally {
     // Also when the caller stops early: the response is not read any further.
-    input.destroy();
+    void reader.cancel().catch(() => undefined);
   }
 }
 

@@ -1,0 +1,155 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { promisify } from 'node:util';
+import { build } from 'esbuild';
+import type { FastifyInstance } from 'fastify';
+import { chromium } from 'playwright-core';
+import { buildApp } from '../src/app.js';
+
+// json-utility-client in every runtime it claims, against the real service: the same checks
+// (test/client-runtimes/checks.ts, bundled with the package's built module: every operation in both forms, a ProblemError, the batching,
+// timeouts and signal, gzip bodies, the stream) in Node.js, Deno, Bun, Chromium (a page on another
+// origin, so CORS is exercised) and Cloudflare's workerd through miniflare. Deno, Bun and miniflare
+// come from the npm registry, pinned, installed once into CLIENT_RUNTIMES_DIR (by default
+// ~/.cache/json-utility-service/client-runtimes); a runtime that cannot start fails its test and says why.
+
+const run = promisify(execFile);
+const root = new URL('..', import.meta.url).pathname;
+const RUNTIMES = { deno: '2.9.6', bun: '1.4.4', miniflare: '4.20260730.0' } as const;
+const DIR = process.env.CLIENT_RUNTIMES_DIR ?? join(homedir(), '.cache/json-utility-service/client-runtimes');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-sync'];
+const ALL_CHECKS = ['every operation, body and path forms', 'ProblemError', 'batching', 'timeouts and signal', 'gzip bodies'];
+
+/** The checks with the package's built module, as one ES module, around `entry` (which has `client` and `checks`). */
+async function bundled(entry: string): Promise<string> {
+  const contents = `import * as client from './packages/client/dist/index.js';\nimport { checks } from './test/client-runtimes/checks.ts';\n${entry}`;
+  const result = await build({ stdin: { contents, resolveDir: root, loader: 'js' }, bundle: true, format: 'esm', platform: 'neutral', write: false });
+  return result.outputFiles[0]?.text ?? '';
+}
+
+// Node.js, Deno and Bun: `<runtime> checks.mjs <service URL>`.
+const COMMAND_LINE = `const args = globalThis.Deno?.args ?? process.argv.slice(2);
+try {
+  console.log(JSON.stringify(await checks(client, args[0], true)));
+} catch (error) {
+  console.error(error?.stack ?? String(error));
+  (globalThis.Deno ?? process).exit(1);
+}`;
+
+let app: FastifyInstance;
+let base: string;
+let script: string;
+before(async () => {
+  app = await buildApp({}, { logger: false });
+  base = await app.listen({ port: 0, host: '127.0.0.1' });
+  const dir = mkdtempSync(join(tmpdir(), 'json-utility-client-checks-'));
+  script = join(dir, 'checks.mjs');
+  writeFileSync(script, await bundled(COMMAND_LINE));
+});
+after(async () => {
+  await app.close();
+  rmSync(join(script, '..'), { recursive: true, force: true });
+});
+
+let installing: Promise<void> | undefined;
+/** Deno, Bun and miniflare at their pinned versions, installed at the first call. */
+function installed(): Promise<void> {
+  installing ??= (async () => {
+    const manifest = join(DIR, 'package.json');
+    const wanted = Object.entries(RUNTIMES).map(([name, version]) => `${name}@${version}`);
+    const have = existsSync(manifest) ? (JSON.parse(readFileSync(manifest, 'utf8')) as { dependencies?: Record<string, string> }).dependencies : undefined;
+    if (Object.entries(RUNTIMES).every(([name, version]) => have?.[name] === version)) return;
+    mkdirSync(DIR, { recursive: true });
+    await run('npm', ['install', '--prefix', DIR, '--no-audit', '--no-fund', '--save-exact', ...wanted], { maxBuffer: 16 * 1024 * 1024 }).catch(
+      (error: Error & { stderr?: string }) =>
+        assert.fail(`Deno, Bun and miniflare cannot be installed here from the npm registry:\n${error.stderr ?? error.message}`),
+    );
+  })();
+  return installing;
+}
+
+/** What this test uses of miniflare, which is loaded from CLIENT_RUNTIMES_DIR, not the project's dependencies. */
+type MiniflareClass = new (options: { modules: boolean; script: string; compatibilityDate: string }) => {
+  dispatchFetch(url: string): Promise<{ status: number; text(): Promise<string> }>;
+  dispose(): Promise<void>;
+};
+
+/** What a runtime printed for the checks, or a failure naming the runtime and what it said. */
+async function checksIn(runtime: string, command: string, args: string[]): Promise<string[]> {
+  const { stdout } = await run(command, args, { cwd: root, timeout: 60_000 }).catch((error: { stdout?: string; stderr?: string; message: string }) =>
+    assert.fail(`${runtime}: ${error.stderr || error.stdout || error.message}`),
+  );
+  return JSON.parse(stdout) as string[];
+}
+
+const streamed = [...ALL_CHECKS, 'the stream, its body streamed'];
+
+test(`Node.js ${process.version}`, async () => {
+  assert.deepEqual(await checksIn('Node.js', process.execPath, [script, base]), streamed);
+});
+
+test(`Deno ${RUNTIMES.deno}`, async () => {
+  await installed();
+  const deno = join(DIR, 'node_modules/.bin/deno');
+  assert.deepEqual(await checksIn('Deno', deno, ['run', '--allow-net', script, base]), streamed);
+});
+
+test(`Bun ${RUNTIMES.bun}`, async () => {
+  await installed();
+  assert.deepEqual(await checksIn('Bun', join(DIR, 'node_modules/.bin/bun'), [script, base]), streamed);
+});
+
+test(`workerd, through miniflare ${RUNTIMES.miniflare}`, async (t) => {
+  await installed();
+  const worker = await bundled(`export default {
+  async fetch(request) {
+    try {
+      return Response.json(await checks(client, new URL(request.url).searchParams.get('base'), true));
+    } catch (error) {
+      return new Response(String(error?.stack ?? error), { status: 500 });
+    }
+  },
+};`);
+  const { Miniflare } = (await import(join(DIR, 'node_modules/miniflare/dist/src/index.js'))) as { Miniflare: MiniflareClass };
+  const miniflare = new Miniflare({ modules: true, script: worker, compatibilityDate: '2026-07-01' });
+  t.after(() => miniflare.dispose());
+  const response = await miniflare.dispatchFetch(`http://worker/?base=${encodeURIComponent(base)}`);
+  const text = await response.text();
+  assert.equal(response.status, 200, `workerd: ${text}`);
+  assert.deepEqual(JSON.parse(text), streamed);
+});
+
+test('Chromium, a page on another origin', async (t) => {
+  // The page and the client's files come from a server of their own: another port is another origin.
+  const files: Record<string, [string, string]> = {
+    '/': ['text/html', '<!doctype html><title>client</title>'],
+    '/checks.js': ['text/javascript', await bundled('export const run = (base) => checks(client, base, false);')],
+  };
+  const pages = createServer((request, response) => {
+    const file = files[request.url ?? ''];
+    response.writeHead(file === undefined ? 404 : 200, { 'content-type': file?.[0] ?? 'text/plain' }).end(file?.[1] ?? '');
+  });
+  await new Promise<void>((resolve) => pages.listen(0, '127.0.0.1', resolve));
+  t.after(() => pages.close());
+  const origin = `http://127.0.0.1:${(pages.address() as AddressInfo).port}`;
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  t.after(() => browser.close());
+  const page = await browser.newPage();
+  await page.goto(`${origin}/`);
+  // Chromium streams a request body only over HTTP/2 (and HTTPS); the service speaks HTTP/1.1, so
+  // the stream's lines go as one body there, and its answers are still read as they arrive.
+  const passed = await page.evaluate(async (service) => {
+    // A path on the page's origin, which the page's own import resolves, not the test's.
+    const onPage = '/checks.js';
+    const { run: checks } = (await import(onPage)) as { run: (base: string) => Promise<string[]> };
+    return checks(service);
+  }, base);
+  assert.deepEqual(passed, [...ALL_CHECKS, 'the stream, its body sent whole (this runtime streams a request body only over HTTP/2)']);
+});
