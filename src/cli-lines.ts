@@ -38,7 +38,7 @@ async function answerHere(items: AsyncIterable<string>): Promise<number> {
   return Object.keys(answerer.tally).every((key) => key.endsWith(' 200')) ? 0 : 1;
 }
 
-/** The same through the project's own client (client/index.ts), from the service at `base`. */
+/** The same through the client package (json-utility-client), from the service at `base`. */
 async function answerThere(items: AsyncIterable<string>, base: string): Promise<number> {
   let code = 0;
   try {
