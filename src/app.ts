@@ -198,9 +198,9 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
     // From the first moment of shutdown, responses ask clients to reconnect: new connections still
     // reach this process during the drain delay, and by the close few keep-alive ones are left.
     shuttingDown: () => !lifecycle.ready || app.connections.isClosing(),
+    codesAnswers: config.compressMinBytes !== 'off',
   });
   await app.register(accessLog, { metrics, policy: config.accessLog, slowRequestMs: config.slowRequestMs });
-  // Before protection: its Vary comes before a 429.
   await app.register(answerCoding, { minBytes: config.compressMinBytes });
   await app.register(protection, config);
   await app.register(memoryAdmission, {

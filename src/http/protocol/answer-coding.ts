@@ -1,7 +1,7 @@
 import * as zlib from 'node:zlib';
 import compress from '@fastify/compress';
 import { negotiate } from '@fastify/accept-negotiator';
-import type { FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 
 declare module 'fastify' {
@@ -70,21 +70,13 @@ export function answerEncoderBytes(request: FastifyRequest): number {
   return (request.encoderBytes = coded ? encoderBytesOf(accepted) : 0);
 }
 
-// Every answer of a route that may code its answers says so, coded or not (RFC 9110 §12.5.5), after any Vary already set (CORS's Origin).
-const varyOnAcceptEncoding: onRequestHookHandler = (_request, reply, done) => {
-  const vary = reply.getHeader('vary');
-  reply.header('vary', vary === undefined ? 'accept-encoding' : `${String(vary)}, accept-encoding`);
-  done();
-};
-
 /**
  * The `answer-coding` plugin: answers compressed when the request asks for it, by @fastify/compress
  * (https://github.com/fastify/fastify-compress): zstd (where this Node.js has it), br, gzip or
  * deflate as `Accept-Encoding` weighs them, for answers of at least `minBytes`; small ones
  * synchronously, larger ones through zlib's asynchronous streams, off the event loop. A route
  * whose answers are always small says `config.codedAnswers: false` and pays nothing; the others'
- * answers say `Vary: Accept-Encoding`, from a hook of their own that runs after the route's own
- * onRequest hooks (a 405 goes without) and before a rate limit's. Request bodies are decoded by
+ * answers say `Vary: Accept-Encoding` (response-headers.ts). Request bodies are decoded by
  * content-coding.ts, not by @fastify/compress. With `minBytes` `off`, nothing is compressed.
  */
 export const answerCoding = fp<{ minBytes: number | 'off' }>(
@@ -94,11 +86,7 @@ export const answerCoding = fp<{ minBytes: number | 'off' }>(
     if (minBytes === 'off') return;
     // The route's config says it; @fastify/compress reads its own route option, set from it.
     app.addHook('onRoute', (route) => {
-      if (route.config?.codedAnswers === false) return void (route.compress = false);
-      // Preflights and 405s (OPTIONS, the other methods) answer with no body.
-      if ([route.method].flat().some((method) => method === 'GET' || method === 'POST')) {
-        route.onRequest = [...[route.onRequest ?? []].flat(), varyOnAcceptEncoding];
-      }
+      if (route.config?.codedAnswers === false) route.compress = false;
     });
     await app.register(compress, {
       global: true,

@@ -36,8 +36,8 @@ export const protection = fp<Pick<Config, 'rateLimitMax' | 'rateLimitWindowMs' |
       });
     }
   },
-  // After answer coding, whose Vary a 429 then carries.
-  { name: 'protection', fastify: '5.x', dependencies: ['response-headers', 'answer-coding'] },
+  // After the service's headers, which a 429 or a 503 it answers then carries.
+  { name: 'protection', fastify: '5.x', dependencies: ['response-headers'] },
 );
 
 /**

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import cors from '@fastify/cors';
 import fp from 'fastify-plugin';
 
@@ -17,7 +17,16 @@ export interface ResponseHeaderOptions {
   readonly always: Readonly<Record<string, string>>;
   /** True from the start of shutdown: responses then ask clients to close the connection. */
   readonly shuttingDown: () => boolean;
+  /** Whether answers may be compressed (COMPRESS_MIN_BYTES is not `off`, answer-coding.ts): they then vary on Accept-Encoding. */
+  readonly codesAnswers: boolean;
 }
+
+// Every answer of a route that may code its answers says so, coded or not (RFC 9110 §12.5.5), after any Vary already set (CORS's Origin).
+const varyOnAcceptEncoding: onRequestHookHandler = (_request, reply, done) => {
+  const vary = reply.getHeader('vary');
+  reply.header('vary', vary === undefined ? 'accept-encoding' : `${String(vary)}, accept-encoding`);
+  done();
+};
 
 // What a page on another origin may read of an answer besides the CORS-safelisted headers.
 const EXPOSED = 'allow, retry-after, deprecation, link, sunset';
@@ -27,13 +36,14 @@ const PREFLIGHT_MAX_AGE_SECONDS = 600;
  * The `response-headers` plugin: the service's own response headers, set in one hook as the
  * request arrives, so that every answer has them, errors included: `x-request-id`, `always`
  * (security headers, fixed CORS headers), `Connection: close` once shutdown has begun (clients
- * then reconnect elsewhere) and the route's own (`config.headers`). Libraries add theirs:
- * @fastify/cors with a list of origins, the docs page's helmet, and answer coding (answer-coding.ts)
- * `Vary` and `Content-Encoding`.
+ * then reconnect elsewhere) and the route's own (`config.headers`); and `Vary: Accept-Encoding`
+ * on every route whose answers may be coded. Libraries add theirs: @fastify/cors with a list of
+ * origins, the docs page's helmet, @fastify/compress `Content-Encoding`; an answer its own
+ * (`Allow`, `Retry-After`).
  */
 export const responseHeaders = fp<ResponseHeaderOptions>(
   async (app, options) => {
-    const { always, shuttingDown } = options;
+    const { always, shuttingDown, codesAnswers } = options;
     app.addHook('onRequest', (request, reply, done) => {
       reply.header('x-request-id', request.id);
       reply.headers(always);
@@ -41,6 +51,14 @@ export const responseHeaders = fp<ResponseHeaderOptions>(
       const headers = request.routeOptions.config.headers;
       if (headers !== undefined) reply.headers(headers);
       done();
+    });
+    if (!codesAnswers) return;
+    // A hook of the route's own, after the route's own onRequest hooks (a 405 goes without) and
+    // before a rate limit's (protection.ts, registered after this plugin: a 429 carries it).
+    app.addHook('onRoute', (route) => {
+      // Preflights and 405s (OPTIONS, the other methods) answer with no body; `codedAnswers: false` never codes.
+      if (route.config?.codedAnswers === false || ![route.method].flat().some((method) => method === 'GET' || method === 'POST')) return;
+      route.onRequest = [...[route.onRequest ?? []].flat(), varyOnAcceptEncoding];
     });
   },
   { name: 'response-headers', fastify: '5.x' },
