@@ -49,11 +49,11 @@ export interface AdmissionOptions {
 }
 
 /**
- * The `memory-admission` plugin, admission by estimated peak memory (docs/behaviour.md §3): before
- * its body is read, a `POST` to a route with `config.memory` reserves what answering it may take
- * at its peak (estimates.ts), once every onRequest hook has let it through, from its `Content-Length` (a chunked or coded body as if it were
- * `BODY_LIMIT` bytes, lowered once it has arrived), with the decoder of its body and the encoder
- * of its answer. It holds the reservation until its answer has been written or the connection
+ * The `memory-admission` plugin, admission by estimated peak memory (docs/behaviour.md §3): once
+ * every onRequest hook has let it through and before its body is read, a `POST` to a route with
+ * `config.memory` reserves what answering it may take at its peak (estimates.ts), from its
+ * `Content-Length` (a chunked or coded body as if it were `BODY_LIMIT` bytes, lowered once it has
+ * arrived), with the decoder of its body and the encoder of its answer. It holds the reservation until its answer has been written or the connection
  * has closed, so answers waiting for slow readers count. One that does not fit waits up to
  * `ADMISSION_WAIT_MS`, then gets 503 with `Retry-After`; one that could never fit gets 413
  * naming MEMORY_LIMIT. A client that sent `Expect: 100-continue` is told to send its body only
