@@ -58,6 +58,9 @@ export interface AdmissionOptions {
  * `ADMISSION_WAIT_MS`, then gets 503 with `Retry-After`; one that could never fit gets 413
  * naming MEMORY_LIMIT. A client that sent `Expect: 100-continue` is told to send its body only
  * once the request is admitted.
+ *
+ * @example
+ * await app.register(memoryAdmission, { budget, memoryLimit, bodyLimit, offloadBodyBytes, admissionWaitMs }); // after connections and answer-coding
  */
 export const memoryAdmission = fp<AdmissionOptions>(
   async (app, options) => {

@@ -85,6 +85,9 @@ export interface AccessLogOptions {
  * 5xx (level error) and every answer slower than `SLOW_REQUEST_MS` (level warn), whatever the
  * policy, and those `ACCESS_LOG` chooses (level info). A 5xx its route expects (`/readyz`'s 503
  * during a drain) is not a failure: it is logged as any other answer.
+ *
+ * @example
+ * await app.register(accessLog, { metrics, policy: { mode: 'errors' }, slowRequestMs: 1000 });
  */
 export const accessLog = fp<AccessLogOptions>(
   async (app, { metrics, policy, slowRequestMs }) => {

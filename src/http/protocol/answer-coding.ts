@@ -78,6 +78,9 @@ export function answerEncoderBytes(request: FastifyRequest): number {
  * whose answers are always small says `config.codedAnswers: false` and pays nothing; the others'
  * answers say `Vary: Accept-Encoding` (response-headers.ts). Request bodies are decoded by
  * content-coding.ts, not by @fastify/compress. With `minBytes` `off`, nothing is compressed.
+ *
+ * @example
+ * await app.register(answerCoding, { minBytes: 1024 }); // answers of 1 KiB or more coded when asked
  */
 export const answerCoding = fp<{ minBytes: number | 'off' }>(
   async (app, { minBytes }) => {

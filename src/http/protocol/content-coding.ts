@@ -147,6 +147,9 @@ export function decodedBody(raw: Readable, coding: RequestCoding, limit: number)
  * memory budget apply to the decoded bytes (http/memory/admission.ts); a route with
  * `config.decodedBodyLimit` set to `Infinity` (the stream, whose lines have their own limit) has
  * none. A body in another coding gets 415, one that is not what its coding says 400.
+ *
+ * @example
+ * await app.register(requestDecoding, { bodyLimit: 1024 * 1024 }); // after memory-admission
  */
 export const requestDecoding = fp<{ bodyLimit: number }>(
   async (app, { bodyLimit }) => {

@@ -103,6 +103,9 @@ function manageConnections(server: Server, linger: LingerLimits): { isClosing: (
 /**
  * The `connections` plugin: `manageConnections` on the app's server, and `app.connections`.
  * Every response's one `close` listener is its; others join it with `whenResponseCloses`.
+ *
+ * @example
+ * await app.register(connections, { lingerMs: 2000, lingerBytes: 1024 * 1024 }); // app.connections.isClosing()
  */
 export const connections = fp<LingerLimits>(
   async (app, linger) => {

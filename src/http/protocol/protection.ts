@@ -17,6 +17,9 @@ const PRESSURE_SAMPLE_INTERVAL_MS = 50;
  *   (https://github.com/fastify/under-pressure), off by default.
  * Probes opt out of the last two with their route config. After `response-headers`: a 429 or a
  * 503 it answers carries the service's headers.
+ *
+ * @example
+ * await app.register(protection, { rateLimitMax: 100, rateLimitWindowMs: 60_000, maxEventLoopDelayMs: 0 }); // after response-headers
  */
 export const protection = fp<Pick<Config, 'rateLimitMax' | 'rateLimitWindowMs' | 'maxEventLoopDelayMs'>>(
   async (app, config) => {

@@ -40,6 +40,9 @@ const PREFLIGHT_MAX_AGE_SECONDS = 600;
  * on every route whose answers may be coded. Libraries add theirs: @fastify/cors with a list of
  * origins, the docs page's helmet, @fastify/compress `Content-Encoding`; an answer its own
  * (`Allow`, `Retry-After`).
+ *
+ * @example
+ * await app.register(responseHeaders, { always: API_HEADERS, shuttingDown: () => false, codesAnswers: true });
  */
 export const responseHeaders = fp<ResponseHeaderOptions>(
   async (app, options) => {
