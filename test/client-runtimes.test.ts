@@ -9,8 +9,8 @@ import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import type { FastifyInstance } from 'fastify';
-import { chromium } from 'playwright-core';
 import { buildApp } from '../src/app.js';
+import { launchChromium } from './browser/chromium.js';
 
 // json-utility-client in every runtime it claims, against the real service: the same checks
 // (test/client-runtimes/checks.ts, bundled with the package's built module: every operation in both forms, a ProblemError, the batching,
@@ -23,8 +23,6 @@ const run = promisify(execFile);
 const root = new URL('..', import.meta.url).pathname;
 const RUNTIMES = { deno: '2.9.6', bun: '1.4.4', miniflare: '4.20260730.0' } as const;
 const DIR = process.env.CLIENT_RUNTIMES_DIR ?? join(homedir(), '.cache/json-utility-service/client-runtimes');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-sync'];
 const ALL_CHECKS = ['every operation, body and path forms', 'ProblemError', 'batching', 'timeouts and signal', 'gzip bodies'];
 
 /** The checks with the package's built module, as one ES module, around `entry` (which has `client` and `checks`). */
@@ -139,7 +137,7 @@ test('Chromium, a page on another origin', async (t) => {
   await new Promise<void>((resolve) => pages.listen(0, '127.0.0.1', resolve));
   t.after(() => pages.close());
   const origin = `http://127.0.0.1:${(pages.address() as AddressInfo).port}`;
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  const browser = await launchChromium();
   t.after(() => browser.close());
   const page = await browser.newPage();
   await page.goto(`${origin}/`);

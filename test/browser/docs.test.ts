@@ -1,28 +1,16 @@
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { test } from 'node:test';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './chromium.js';
 import { buildApp } from '../../src/app.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-// Flags that keep Chromium from reaching out on its own (this machine has no internet).
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const ARTIFACTS = new URL('../../test-artifacts/', import.meta.url);
 
 test('the docs page, in a real browser: every operation listed, one tried live, nothing loaded from outside', async (t) => {
   const app = await buildApp({}, { logger: false });
   t.after(() => app.close());
   const base = await app.listen({ port: 0, host: '127.0.0.1' });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  const browser = await launchChromium();
   t.after(() => browser.close());
   const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
   const outside: string[] = [];

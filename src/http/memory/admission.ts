@@ -77,7 +77,9 @@ export const memoryAdmission = fp<AdmissionOptions>(
     // Only a POST has a body: other requests (probes, GET operations) pay a comparison.
     app.addHook('preParsing', (request, reply, payload, done) => {
       if (request.method !== 'POST') return done(null, payload);
-      const memory = request.routeOptions.config.memory;
+      // Fastify builds routeOptions anew at each read: read once.
+      const { config } = request.routeOptions;
+      const memory = config.memory;
       if (memory === undefined) return done(null, payload);
       const declared = Number(request.headers['content-length']);
       const fixed = 'fixedBytes' in memory;
@@ -89,7 +91,7 @@ export const memoryAdmission = fp<AdmissionOptions>(
       } catch {
         // A coding not read: the decoding hook answers 415 with its problem, before any body is read.
       }
-      const coderBytes = decoderBytes + answerEncoderBytes(request);
+      const coderBytes = decoderBytes + answerEncoderBytes(request, config);
       const chunked = Number.isNaN(declared) || fixed || decoderBytes > 0;
       const bodyBytes = chunked ? bodyLimit : declared;
       // A fixed reservation lasts as long as a stream runs, like a large body: small requests keep their share.
@@ -120,12 +122,13 @@ export const memoryAdmission = fp<AdmissionOptions>(
     app.addHook('preValidation', (request, _reply, done) => {
       const { reservation } = request;
       if (reservation === undefined) return done();
-      const memory = request.routeOptions.config.memory;
+      const { config } = request.routeOptions;
+      const memory = config.memory;
       if (memory === undefined || !('perByte' in memory)) return done();
       const bodyBytes = (request.body as Buffer | undefined)?.length ?? 0;
       const large = bodyBytes > offloadBodyBytes;
       // The body's decoder is done with; the answer's encoder is still to come.
-      const bytes = estimatePeakBytes(memory.perByte, bodyBytes, large) + answerEncoderBytes(request);
+      const bytes = estimatePeakBytes(memory.perByte, bodyBytes, large) + answerEncoderBytes(request, config);
       if (bytes > budget.ceiling(large)) return done(new ProblemError(413, neverFits(bytes, bodyBytes, options).detail));
       reservation.shrink(bytes);
       done();

@@ -1,7 +1,7 @@
 import * as zlib from 'node:zlib';
 import compress from '@fastify/compress';
 import { negotiate } from '@fastify/accept-negotiator';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyContextConfig, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 
 declare module 'fastify' {
@@ -58,15 +58,15 @@ export const FLUSH_EACH_WRITE = {
 
 /**
  * What the encoder of this request's answer will hold in memory, for the memory budget: 0 when the
- * route's answers are never coded or the request asks for no coding. Read once a request.
+ * route's answers (`route`, its config, which the caller has read) are never coded or the request asks for no coding. Read once a request.
  *
  * @example
- * answerEncoderBytes(request) //=> 393216 for `Accept-Encoding: gzip` on a route whose answers may be coded
+ * answerEncoderBytes(request, request.routeOptions.config) //=> 393216 for `Accept-Encoding: gzip` on a route whose answers may be coded
  */
-export function answerEncoderBytes(request: FastifyRequest): number {
+export function answerEncoderBytes(request: FastifyRequest, route: FastifyContextConfig): number {
   if (request.encoderBytes !== undefined) return request.encoderBytes;
   const accepted = request.headers['accept-encoding'];
-  const coded = accepted !== undefined && request.routeOptions.config.codedAnswers !== false;
+  const coded = accepted !== undefined && route.codedAnswers !== false;
   return (request.encoderBytes = coded ? encoderBytesOf(accepted) : 0);
 }
 
