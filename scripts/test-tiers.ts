@@ -14,6 +14,7 @@ export const UNIT: readonly string[] = [
   'test/core/string-split.test.ts',
   'test/core/to-string.test.ts',
   'test/engine/json-text.test.ts',
+  'test/engine/line-stream.test.ts',
   'test/config.test.ts',
   'test/operations-everywhere.test.ts',
   'test/tiers.test.ts',

@@ -151,6 +151,10 @@ describe('hostile load within MEMORY_LIMIT', () => {
         }
       })();
 
+      // The longest the service's event loop took to turn (prom-client's gauge; reading /metrics starts it again).
+      const loopDelayMs = async () =>
+        1000 * Number(/^nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(await (await fetch(`${server.base}/metrics`)).text())?.[1]);
+      await loopDelayMs();
       const sockets: Socket[] = [];
       const answers: Answer[] = [];
       for (let i = 0; i < HOSTILE_CONNECTIONS; i++) {
@@ -161,6 +165,7 @@ describe('hostile load within MEMORY_LIMIT', () => {
       await new Promise((resolve) => setTimeout(resolve, HOSTILE_MS));
       for (const socket of sockets) socket.destroy();
       const hostilePeak = peak;
+      const loopDelay = await loopDelayMs();
 
       // After the hostile clients have gone: memory comes back, and a real sort is served.
       const settled = Date.now();
@@ -191,7 +196,7 @@ describe('hostile load within MEMORY_LIMIT', () => {
       const slowest = Math.max(...probes.map((p) => p.ms));
       t.diagnostic(
         `peak RSS ${(hostilePeak / MIB).toFixed(0)} MiB of ${LIMIT / MIB}; answered ${answers.length} of ${HOSTILE_CONNECTIONS + HOSTILE_STREAMS}: ${JSON.stringify(Object.fromEntries(statuses.map((s) => [s, statuses.filter((x) => x === s).length])))}; ` +
-          `${probes.length} probes, slowest ${slowest.toFixed(0)} ms; RSS ${(rss / MIB).toFixed(0)} MiB ${settleMs} ms after the clients left (${(idle / MIB).toFixed(0)} MiB idle)`,
+          `${probes.length} probes, slowest ${slowest.toFixed(0)} ms; the event loop's longest turn ${loopDelay.toFixed(0)} ms; RSS ${(rss / MIB).toFixed(0)} MiB ${settleMs} ms after the clients left (${(idle / MIB).toFixed(0)} MiB idle)`,
       );
       // What the 413s say one request may have, per process (README's hostile-load row quotes it).
       const ceilings = new Set(answers.map((a) => /may have (at most .* memory limit)/.exec(a.detail ?? '')?.[1]).filter((c) => c !== undefined));

@@ -24,6 +24,13 @@ const LINE = 'The line';
 const ITEM = 'a JSON object with an "operation" field and that operation\'s fields';
 /** About how much answer text is handed on at a time, so that one chunk of short lines never makes a large piece. */
 const ANSWER_PIECE_CHARS = 64 * 1024;
+/**
+ * About how long lines are answered before a piece is handed on, however short it is: whoever
+ * drives the stream can let other work in between pieces (the HTTP route lets the event loop turn).
+ */
+const ANSWER_PIECE_MS = 2;
+/** How many bytes of lines are answered between two looks at the clock: a line's cost grows with its length. */
+const CLOCK_EVERY_BYTES = 4 * 1024;
 
 /**
  * Answers one line (without its line break) as its single endpoint would answer the item in it:
@@ -81,13 +88,15 @@ export class LineAnswerer {
 
   constructor(private readonly limits: StreamLimits) {}
 
-  /** The answer lines of every line `chunk` completes, in pieces of about `ANSWER_PIECE_CHARS`. */
+  /** The answer lines of every line `chunk` completes, in pieces of about `ANSWER_PIECE_CHARS` or `ANSWER_PIECE_MS` of work. */
   *answers(chunk: Uint8Array): Generator<string> {
     const max = this.limits.streamMaxLineBytes;
     // An ASCII chunk is read as one string, each line a slice of it: one decoding a chunk, not one a line.
     const text = isAscii(chunk) ? Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length).toString('latin1') : undefined;
     let out = '';
     let from = 0;
+    let pieceStarted = performance.now();
+    let clockAt = 0;
     while (from < chunk.length) {
       const end = chunk.indexOf(NEWLINE, from);
       if (end === -1) {
@@ -99,9 +108,12 @@ export class LineAnswerer {
       else if (this.partialBytes + end - from > max) out += this.tooLong(false);
       else out += this.answer(text !== undefined && this.partialBytes === 0 ? text.slice(from, end) : this.lineOf(chunk.subarray(from, end)));
       from = end + 1;
-      if (out.length >= ANSWER_PIECE_CHARS) {
+      if (from - clockAt < CLOCK_EVERY_BYTES && out.length < ANSWER_PIECE_CHARS) continue;
+      clockAt = from;
+      if (out.length >= ANSWER_PIECE_CHARS || (out !== '' && performance.now() - pieceStarted >= ANSWER_PIECE_MS)) {
         yield out;
         out = '';
+        pieceStarted = performance.now();
       }
     }
     if (out !== '') yield out;
