@@ -10,6 +10,7 @@
  *   npm run bench -- --smoke --out /tmp/bench   # seconds-long run that only proves the script works
  *   npm run bench -- --targets service,service-unsampled,service-traced --scenarios S1 --parts throughput --label traced   # tracing's cost
  *   npm run bench -- --targets service,service-traced --collector http://127.0.0.1:9 --parts throughput --label down   # a collector that is down
+ *   npm run bench -- --before /tmp/previous --targets service,service-traced,service-traced-before --scenarios S1 --parts throughput --label traced-ab
  *   npm run bench -- --before /tmp/previous --targets service,service-before,fastify --scenarios S1,S2,S3,S4 --rounds 2 --parts throughput --label ab
  *                                               # an A/B against another checkout, built there first
  *
@@ -87,6 +88,7 @@ const ALL_TARGETS: readonly TargetName[] = [
   'service-before',
   'service-logged',
   'service-traced',
+  'service-traced-before',
   'service-unsampled',
   'baseline',
   'node-features',
@@ -96,7 +98,7 @@ const ALL_TARGETS: readonly TargetName[] = [
 ];
 const TARGET_ORDER: readonly TargetName[] =
   flags.targets === undefined
-    ? ALL_TARGETS.filter((name) => name !== 'service-before' || flags.before !== undefined)
+    ? ALL_TARGETS.filter((name) => !name.endsWith('-before') || flags.before !== undefined)
     : flags.targets.split(',').map(knownTarget);
 // NAME=VALUE settings given to every target (each reads only its own): one run per variant, such as FEATURES=id or ACCESS_LOG=errors.
 const extraEnv: Record<string, string> = Object.fromEntries(

@@ -10,6 +10,7 @@ export type TargetName =
   | 'service-before'
   | 'service-logged'
   | 'service-traced'
+  | 'service-traced-before'
   | 'service-unsampled'
   | 'baseline'
   | 'node-features'
@@ -29,6 +30,8 @@ export const TARGETS: Record<TargetName, { entry: string; env: Record<string, st
   // The service with OpenTelemetry tracing on, every request's span recorded and exported (OTLP/HTTP, the
   // SDK's default protobuf encoding and batching) to the receiver the bench starts (startReceiver).
   'service-traced': { entry: join(root, 'dist/main.js'), env: { WORKERS: '1', DRAIN_DELAY_MS: '0' }, traced: true },
+  // The same for the checkout named by BENCH_BEFORE: tracing's own A/B in one run.
+  'service-traced-before': { entry: join(process.env.BENCH_BEFORE ?? root, 'dist/main.js'), env: { WORKERS: '1', DRAIN_DELAY_MS: '0' }, traced: true },
   // The same with every request sampled out (`always_off`): what tracing configured costs a request it does not record.
   'service-unsampled': {
     entry: join(root, 'dist/main.js'),
