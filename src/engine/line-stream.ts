@@ -26,7 +26,7 @@ const ITEM = 'a JSON object with an "operation" field and that operation\'s fiel
 const ANSWER_PIECE_CHARS = 64 * 1024;
 /**
  * About how long lines are answered before a piece is handed on, however short it is: whoever
- * drives the stream can let other work in between pieces (the HTTP route lets the event loop turn).
+ * drives the stream can let other work in between pieces (the HTTP route lets the event loop turn after each).
  */
 const ANSWER_PIECE_MS = 2;
 /** How many bytes of lines are answered between two looks at the clock: a line's cost grows with its length. */
