@@ -75,7 +75,7 @@ const STAGES: ReadonlyArray<readonly [stage: string, frame: RegExp]> = [
   ],
   ['span end', /\bend .*@opentelemetry\/sdk-trace\/dist\/Span|@opentelemetry\/core\/dist\/common\/time|MultiSpanProcessor/],
   ['batch processor', /@opentelemetry\/sdk-trace\/dist\/(platform\/node\/)?export\//],
-  ['OTLP encoding', /@opentelemetry\/otlp-transformer\/|\/dist\/http\/observability\/otlp-protobuf\.js/],
+  ['OTLP encoding', /@opentelemetry\/otlp-transformer\/|\/dist\/http\/observability\/(otlp-protobuf|protobuf-writer)\.js/],
   ['export HTTP request', /@opentelemetry\/otlp-exporter-base\/|node:_http_client|node:_http_agent/],
   ['async context', /@opentelemetry\/context-async-hooks|AsyncLocalStorage|async_context_frame|AsyncContextFrame|PromiseHook/],
   ['log binding (pino child)', /node_modules\/pino\//],
@@ -87,9 +87,19 @@ const STAGES: ReadonlyArray<readonly [stage: string, frame: RegExp]> = [
 ];
 const REST = 'the rest (what the untraced service does too)';
 
+/**
+ * Code of the service or of a library that is not tracing's. A hook that calls Fastify's `done`
+ * runs the next hooks, and the route's parsing, inside its own frame: what they do is the rest,
+ * not the hook, so the walk from the leaf stops at such a frame.
+ */
+const OTHER_CODE = /\/node_modules\/(?!@opentelemetry\/|pino\/)|\/dist\/(?!http\/observability\/(tracing|otlp-protobuf|protobuf-writer|otlp-exporter)\.js)/;
+
 function stageOf(stack: readonly string[]): { stage: string; frame: string } {
-  // stack[0] is the leaf: the innermost frame that names a stage decides.
-  for (const frame of stack) for (const [stage, pattern] of STAGES) if (pattern.test(frame)) return { stage, frame };
+  // stack[0] is the leaf: the innermost frame that names a stage decides, unless other code comes first.
+  for (const frame of stack) {
+    for (const [stage, pattern] of STAGES) if (pattern.test(frame)) return { stage, frame };
+    if (OTHER_CODE.test(frame)) break;
+  }
   return { stage: REST, frame: stack[0] ?? '' };
 }
 
@@ -167,5 +177,16 @@ if (flags.detail)
     lines.push('', `${name}, the frames that decided:`, '');
     const frames = [...(byTarget.get(name)?.frames ?? new Map<string, number>())].sort((a, b) => b[1] - a[1]);
     for (const [frame, samples] of frames.slice(0, 60)) lines.push(`- ${samples.toFixed(1)} ${frame}`);
+  }
+// --detail: where each target differs from the first one, frame by frame, the largest differences first.
+if (flags.detail)
+  for (const name of names.slice(1)) {
+    const first = byTarget.get(names[0] as TargetName)?.frames ?? new Map<string, number>();
+    const these = byTarget.get(name)?.frames ?? new Map<string, number>();
+    const differences = [...new Set([...first.keys(), ...these.keys()])]
+      .map((frame) => [frame, (these.get(frame) ?? 0) - (first.get(frame) ?? 0)] as const)
+      .sort((a, b) => Math.abs(b[1]) - Math.abs(a[1]));
+    lines.push('', `${name} over ${names[0]}, frame by frame:`, '');
+    for (const [frame, samples] of differences.slice(0, 40)) lines.push(`- ${samples >= 0 ? '+' : ''}${samples.toFixed(1)} ${frame}`);
   }
 process.stdout.write(`${lines.join('\n')}\n`);
