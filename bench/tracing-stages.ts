@@ -4,9 +4,11 @@
  * the bench's OTLP receiver) gets the bench's whole mixed warm-up (bench/warm-up.ts), a 2 s load,
  * then `perf record -g` samples its CPU (1,999 a second, JIT code named by `--perf-basic-prof`)
  * during a 5 s wrk load of one scenario. Each sample goes to the innermost frame of its stack that
- * belongs to a stage (STAGES below, in the order a request meets them); a sample in none of them is
- * "the rest": what the untraced service does too. Figures are samples per 1,000 requests, averaged
- * over the processes: one sample per 1,000 requests is 0.5 µs of CPU a request.
+ * belongs to a stage (STAGES below, in the order a request meets them), unless a frame of the
+ * service's or another library's code comes first (OTHER_CODE); a sample in no stage is "the rest":
+ * what the untraced service does too. Figures are samples per 1,000 requests, averaged over the
+ * processes: one sample per 1,000 requests is 0.5 µs of CPU a request. `--detail` lists the frames
+ * that decided, and each target's difference from the first, frame by frame.
  *
  *   npx tsx bench/tracing-stages.ts                                   # S1, 2 processes a target
  *   npx tsx bench/tracing-stages.ts --scenario S2 --processes 3 --env OTEL_EXPORTER_OTLP_PROTOCOL=http/json
