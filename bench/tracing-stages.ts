@@ -173,22 +173,22 @@ for (const stage of [...STAGES.map(([s]) => s), REST])
   lines.push(row([stage, ...names.map((name) => (byTarget.get(name)?.stages.get(stage) ?? 0).toFixed(1))]));
 lines.push(row(['all samples', ...names.map((name) => total(name).toFixed(1))]));
 lines.push(row(['CPU µs a request (/proc, each process)', ...names.map((name) => (byTarget.get(name)?.cpuMicros ?? []).map((v) => v.toFixed(1)).join(', '))]));
-// --detail: the frames that decided each stage, the most samples first (the rest by its leaf frame).
-if (flags.detail)
+// --detail: the frames that decided each stage, the most samples first (the rest by its leaf frame);
+// then where each target differs from the first one, frame by frame, the largest differences first.
+if (flags.detail) {
+  const framesOf = (name: TargetName | undefined) => byTarget.get(name as TargetName)?.frames ?? new Map<string, number>();
   for (const name of names) {
     lines.push('', `${name}, the frames that decided:`, '');
-    const frames = [...(byTarget.get(name)?.frames ?? new Map<string, number>())].sort((a, b) => b[1] - a[1]);
-    for (const [frame, samples] of frames.slice(0, 60)) lines.push(`- ${samples.toFixed(1)} ${frame}`);
+    for (const [frame, samples] of [...framesOf(name)].sort((a, b) => b[1] - a[1]).slice(0, 60)) lines.push(`- ${samples.toFixed(1)} ${frame}`);
   }
-// --detail: where each target differs from the first one, frame by frame, the largest differences first.
-if (flags.detail)
+  const first = framesOf(names[0]);
   for (const name of names.slice(1)) {
-    const first = byTarget.get(names[0] as TargetName)?.frames ?? new Map<string, number>();
-    const these = byTarget.get(name)?.frames ?? new Map<string, number>();
+    const these = framesOf(name);
     const differences = [...new Set([...first.keys(), ...these.keys()])]
       .map((frame) => [frame, (these.get(frame) ?? 0) - (first.get(frame) ?? 0)] as const)
       .sort((a, b) => Math.abs(b[1]) - Math.abs(a[1]));
     lines.push('', `${name} over ${names[0]}, frame by frame:`, '');
     for (const [frame, samples] of differences.slice(0, 40)) lines.push(`- ${samples >= 0 ? '+' : ''}${samples.toFixed(1)} ${frame}`);
   }
+}
 process.stdout.write(`${lines.join('\n')}\n`);
