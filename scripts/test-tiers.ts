@@ -36,6 +36,7 @@ export const QUICK: readonly string[] = [
   'test/core/time-bounds.test.ts',
   'test/deploy.test.ts',
   'test/http/admission.test.ts',
+  'test/http/clients-gone.test.ts',
   'test/http/early-answers.test.ts',
   'test/http/observability.test.ts',
   'test/http/openapi.test.ts',

@@ -53,7 +53,10 @@ export function problemErrorHandler(limits: ProblemLimits) {
     let problem = toProblem(error, limits);
     const mediaType = request.routeOptions.config.mediaTypeProblem;
     if (problem.status === 415 && mediaType !== undefined) problem = problemOf(415, mediaType);
-    if (problem.status >= 500 && problem.status !== 503) request.log.error({ err: error }, 'request failed');
+    // An answer's stream that fails because its client went away (a premature close) is no failure
+    // of the service: the access log has a line for it already (observability/access-log.ts).
+    const clientGone = request.raw.socket?.destroyed === true;
+    if (problem.status >= 500 && problem.status !== 503 && !clientGone) request.log.error({ err: error }, 'request failed');
     if (error instanceof ProblemError && error.headers !== undefined) reply.headers(error.headers);
     return sendProblem(reply, problem);
   };

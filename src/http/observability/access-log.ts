@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyContextConfig, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { AccessLog } from '../../config.js';
-import type { HttpMetrics } from './metrics.js';
+import type { ServerResponse } from 'node:http';
+import type { ClientGoneStage, HttpMetrics } from './metrics.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -73,6 +74,17 @@ function countOperations(request: FastifyRequest, config: FastifyContextConfig, 
   if (config.countsAs !== undefined) metrics.countOperation(config.countsAs, status);
 }
 
+/** The stage a request had reached when its connection closed before its answer was flushed whole. */
+function stageOf(response: ServerResponse): ClientGoneStage {
+  return !response.req.complete ? 'upload' : response.headersSent ? 'answer' : 'waiting';
+}
+
+const GONE_REASONS: Readonly<Record<ClientGoneStage, string>> = {
+  upload: 'the client closed the connection before its body arrived',
+  waiting: 'the client closed the connection while its answer was being made',
+  answer: 'the client closed the connection before its answer was written whole',
+};
+
 export interface AccessLogOptions {
   readonly metrics: HttpMetrics;
   readonly policy: AccessLog;
@@ -84,7 +96,10 @@ export interface AccessLogOptions {
  * latency); some get an access-log line with its id, method, url, route, status and time: every
  * 5xx (level error) and every answer slower than `SLOW_REQUEST_MS` (level warn), whatever the
  * policy, and those `ACCESS_LOG` chooses (level info). A 5xx its route expects (`/readyz`'s 503
- * during a drain) is not a failure: it is logged as any other answer.
+ * during a drain) is not a failure: it is logged as any other answer. A client that goes away
+ * before its answer is flushed (an aborted upload, its own timeout, a reset) is the client's
+ * doing: one line at level info with the stage and the reason, no stack, counted in
+ * `http_clients_gone_total`.
  *
  * @example
  * await app.register(accessLog, { metrics, policy: { mode: 'errors' }, slowRequestMs: 1000 });
@@ -92,6 +107,20 @@ export interface AccessLogOptions {
 export const accessLog = fp<AccessLogOptions>(
   async (app, { metrics, policy, slowRequestMs }) => {
     const chosen = chosenBy(policy);
+    app.connections.whenClientGoes((response) => {
+      const stage = stageOf(response);
+      metrics.countClientGone(stage);
+      const { method = '', url = '', headers } = response.req;
+      const id = headers['x-request-id'];
+      const line = {
+        ...(typeof id === 'string' && REQUEST_ID.test(id) ? { requestId: id } : {}),
+        method,
+        url: loggedUrl(url),
+        stage,
+        reason: GONE_REASONS[stage],
+      };
+      app.log.info(line, 'client went away');
+    });
     app.addHook('onResponse', (request: FastifyRequest, reply, done) => {
       // Fastify makes a new object at each read of routeOptions: read once.
       const { url: route, config } = request.routeOptions;
@@ -108,5 +137,5 @@ export const accessLog = fp<AccessLogOptions>(
       done();
     });
   },
-  { name: 'access-log', fastify: '5.x' },
+  { name: 'access-log', fastify: '5.x', dependencies: ['connections'] },
 );

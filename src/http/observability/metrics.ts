@@ -56,12 +56,17 @@ export function gaugeOf(name: string, help: string, read: () => number): Gauge {
   });
 }
 
+/** Where a request was when its client went away: sending its body, waiting for the answer, or taking it. */
+export type ClientGoneStage = 'upload' | 'waiting' | 'answer';
+
 export interface HttpMetrics {
   /** Adds a metric of another part of the service to this registry. */
   register(metric: Metric): void;
   observe(method: string, route: string | undefined, status: number, seconds: number): void;
   /** Counts `n` answers of an operation with this status, in a single request, a batch or a stream. */
   countOperation(operation: string, status: number | string, n?: number): void;
+  /** Counts a request whose client went away before its answer was flushed whole, by the stage it had reached. */
+  countClientGone(stage: ClientGoneStage): void;
   /** The exposition text: this process's, or in a cluster worker every worker's, summed. */
   text(): Promise<string>;
   readonly contentType: string;
@@ -182,6 +187,12 @@ export function createHttpMetrics(): HttpMetrics {
       for (const byStatus of operationCounts.values()) for (const { labels, n } of byStatus.values()) this.inc(labels, n);
     },
   });
+  const clientsGone = new Counter({
+    name: 'http_clients_gone_total',
+    help: 'Requests whose client closed the connection before the answer was flushed whole, by stage: upload (its body had not all arrived), waiting (no answer begun), answer (part of it sent)',
+    labelNames: ['stage'],
+    registers: [registry],
+  });
   const registries = [registry, processMetrics()];
   if (cluster.isWorker) answerPrimaryCollections(registries);
 
@@ -204,6 +215,7 @@ export function createHttpMetrics(): HttpMetrics {
       if (count === undefined) byStatus.set(status, { labels: { operation, status }, n });
       else count.n += n;
     },
+    countClientGone: (stage) => clientsGone.inc({ stage }),
     async text() {
       if (cluster.isWorker && process.send !== undefined) return askPrimaryForClusterMetrics();
       return Registry.merge(registries).metrics();

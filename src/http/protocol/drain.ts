@@ -6,7 +6,7 @@ import { lingeringDestroySoon, type LingerLimits } from './lingering-close.js';
 declare module 'fastify' {
   interface FastifyInstance {
     /** The server's connections (the `connections` plugin): `isClosing()` is true from the start of shutdown. */
-    connections: { isClosing(): boolean };
+    connections: Connections;
   }
 }
 
@@ -16,6 +16,14 @@ const finishers = Symbol('to run when the response closes');
 type TrackedSocket = Socket & { [inFlight]?: number; [lastRequest]?: IncomingMessage };
 /** What runs once a response has closed: flushed whole, or its client gone. */
 export type Finisher = (response: ServerResponse) => void;
+
+/** What the `connections` plugin offers the app. */
+export interface Connections {
+  /** True from the start of shutdown. */
+  isClosing(): boolean;
+  /** Sets the one function told of each response whose connection closed before it was flushed whole (its client went away). */
+  whenClientGoes(told: Finisher): void;
+}
 // null: the connection manager listens for this response's close, with no finisher yet; undefined: it does not (an injected request).
 type FinishingResponse = ServerResponse & { [finishers]?: Finisher[] | null };
 
@@ -61,9 +69,10 @@ export function whenResponseCloses(response: ServerResponse, finish: Finisher): 
  *
  * Call once, before the server listens; `isClosing()` tells the app to send `Connection: close`.
  */
-function manageConnections(server: Server, linger: LingerLimits): { isClosing: () => boolean } {
+function manageConnections(server: Server, linger: LingerLimits): Connections {
   const sockets = new Set<TrackedSocket>();
   let closing = false;
+  let clientGone: Finisher | undefined;
   const destroySoon = lingeringDestroySoon(linger, (socket) => (socket as TrackedSocket)[lastRequest]);
   const end = (socket: Socket): void => {
     socket.end();
@@ -81,6 +90,8 @@ function manageConnections(server: Server, linger: LingerLimits): { isClosing: (
     const socket = this.req.socket as TrackedSocket;
     socket[inFlight] = (socket[inFlight] ?? 1) - 1;
     if (closing && socket[inFlight] === 0) end(socket);
+    // 'close' without 'finish': the connection went before the answer was flushed whole.
+    if (!this.writableFinished) clientGone?.(this);
     runFinishers(this);
   };
   // Before Fastify's own listener, so that the response is watched before any hook asks to be told of its close.
@@ -97,12 +108,17 @@ function manageConnections(server: Server, linger: LingerLimits): { isClosing: (
     closing = true;
     for (const socket of sockets) if ((socket[inFlight] ?? 0) === 0) end(socket);
   };
-  return { isClosing: () => closing };
+  return {
+    isClosing: () => closing,
+    whenClientGoes: (told) => void (clientGone = told),
+  };
 }
 
 /**
  * The `connections` plugin: `manageConnections` on the app's server, and `app.connections`.
- * Every response's one `close` listener is its; others join it with `whenResponseCloses`.
+ * Every response's one `close` listener is its; others join it with `whenResponseCloses`, and
+ * one function (the access log's) hears of every response whose client went away, through
+ * `app.connections.whenClientGoes`.
  *
  * @example
  * await app.register(connections, { lingerMs: 2000, lingerBytes: 1024 * 1024 }); // app.connections.isClosing()
