@@ -129,7 +129,8 @@ describe('createClient when the service does not answer', () => {
     );
     assert.ok(error instanceof ClientError, String(error));
     assert.equal(error.url, `http://127.0.0.1:${port}/api/isEven`);
-    assert.equal(error.message, `Cannot reach POST http://127.0.0.1:${port}/api/isEven: connect ECONNREFUSED 127.0.0.1:${port}`);
+    assert.equal(error.message, `Cannot reach POST http://127.0.0.1:${port}/api/isEven: connect ECONNREFUSED 127.0.0.1:${port} (the service was not reached)`);
+    assert.equal(error.reached, false);
     assert.ok(error.cause instanceof Error);
   });
 
@@ -138,13 +139,14 @@ describe('createClient when the service does not answer', () => {
     const started = Date.now();
     await assert.rejects(createClient({ baseUrl: base }).isOddByPath({ number: '7' }, { timeoutMs: 300 }), (error: unknown) => {
       assert.ok(error instanceof ClientError);
-      assert.equal(error.message, `No answer from GET ${base}/api/isOdd/7 within 300 ms`);
+      assert.equal(error.message, `No answer from GET ${base}/api/isOdd/7 within 300 ms (no answer from the service arrived)`);
+      assert.equal(error.reached, false);
       return true;
     });
     assert.ok(Date.now() - started < 3_000);
     await assert.rejects(
       createClient({ baseUrl: base, timeoutMs: 200 }).sort({ input: [2, 1] }),
-      /^ClientError: No answer from POST .*\/api\/sort within 200 ms$/,
+      /^ClientError: No answer from POST .*\/api\/sort within 200 ms \(no answer from the service arrived\)$/,
     );
   });
 
@@ -168,6 +170,43 @@ async function rawServer(t: TestContext, bytes: string, end: 'close' | 'destroy'
   t.after(() => raw.close());
   return `http://127.0.0.1:${(raw.address() as AddressInfo).port}`;
 }
+
+describe('every ClientError says whether the service was reached', () => {
+  const JSON_HEAD = 'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"ret":';
+
+  test('an answer that begins, then its connection drops: reached, and the message says so', async (t) => {
+    const base = await rawServer(t, JSON_HEAD, 'destroy');
+    await assert.rejects(createClient({ baseUrl: base }).isEven({ input: 2 }), (error: unknown) => {
+      assert.ok(error instanceof ClientError, String(error));
+      assert.equal(error.reached, true);
+      assert.match(error.message, new RegExp(`^The answer from POST ${base}/api/isEven broke off: .* \\(the service answered; the connection failed\\)$`));
+      return true;
+    });
+  });
+
+  test('an answer that begins, then stalls past the timeout: reached, and the message says so', async (t) => {
+    const stalled = createServer((socket) => socket.once('data', () => socket.write(JSON_HEAD)));
+    await new Promise<void>((resolve) => stalled.listen(0, '127.0.0.1', resolve));
+    t.after(() => stalled.close());
+    const base = `http://127.0.0.1:${(stalled.address() as AddressInfo).port}`;
+    await assert.rejects(createClient({ baseUrl: base, timeoutMs: 300 }).isEven({ input: 2 }), (error: unknown) => {
+      assert.ok(error instanceof ClientError, String(error));
+      assert.equal(error.reached, true);
+      assert.equal(error.message, `No answer from POST ${base}/api/isEven within 300 ms (the service answered; the rest of its answer did not arrive in time)`);
+      return true;
+    });
+  });
+
+  test('a stream whose answers break off: reached', async (t) => {
+    const base = await rawServer(t, NDJSON_HEAD + chunk(`${TWO_ANSWERS}{"status":200,"res`), 'destroy');
+    await assert.rejects(
+      (async () => {
+        for await (const answer of createClient({ baseUrl: base }).stream([{ operation: 'isEven', input: 2 }])) void answer;
+      })(),
+      (error: unknown) => error instanceof ClientError && error.reached,
+    );
+  });
+});
 
 const NDJSON_HEAD = 'HTTP/1.1 200 OK\r\ncontent-type: application/x-ndjson\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n';
 const chunk = (text: string): string => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`;

@@ -107,6 +107,17 @@ export async function checks(client: typeof Package, base: string, streamsBodies
   );
   const third = streamed[2];
   equal(third !== undefined && 'result' in third && third.result, { sortedArray: [1, 3] }, 'a streamed answer');
+  if (!streamsBodies) {
+    // Streamed anyway, the body is refused by the runtime: the error names the limit and the way out, and the service was reachable.
+    const refused = await rejection(
+      (async () => {
+        for await (const answer of api.stream(lines)) void answer;
+      })(),
+      'a streamed body this runtime will not send',
+    );
+    if (!(refused instanceof ClientError) || !/only over HTTP\/2.*wholeBody: true/.test(refused.message) || refused.reached)
+      throw new Error(`a streamed body this runtime will not send: ${String(refused)}`);
+  }
   passed.push(streamsBodies ? 'the stream, its body streamed' : 'the stream, its body sent whole (this runtime streams a request body only over HTTP/2)');
   return passed;
 }

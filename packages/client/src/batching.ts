@@ -1,6 +1,6 @@
 // The client's batching (ClientOptions.batch): calls made close together go as one POST /api/batch.
 import { BATCH_OPERATIONS } from './operations.js';
-import { ClientError, ProblemError, unreachable, type Problem } from './errors.js';
+import { brokeOff, ClientError, ProblemError, timedOut, unreachable, type Problem } from './errors.js';
 import type { Answer, BatchOptions, CallOptions } from './types.js';
 
 export type Exchange = (method: 'GET' | 'POST', url: string, body: string | undefined, call: CallOptions) => Promise<unknown>;
@@ -80,7 +80,7 @@ export function batching(settings: BatchOptions, batchUrl: string, exchange: Exc
         } else if (error instanceof ProblemError) {
           joined.settle({ error: new ProblemError(error) });
         } else if (error instanceof ClientError) {
-          joined.settle({ error: unreachable('POST', joined.url, error.cause) });
+          joined.settle({ error: (error.reached ? brokeOff : unreachable)('POST', joined.url, error.cause) });
         } else {
           joined.settle({ error });
         }
@@ -101,12 +101,7 @@ export function batching(settings: BatchOptions, batchUrl: string, exchange: Exc
       let settled = false;
       const timeoutMs = call.timeoutMs ?? clientTimeoutMs;
       const timeout =
-        timeoutMs === undefined
-          ? undefined
-          : setTimeout(
-              () => settle({ error: new ClientError(`No answer from POST ${url} within ${timeoutMs} ms`, url, { cause: new Error('timeout') }) }),
-              timeoutMs,
-            );
+        timeoutMs === undefined ? undefined : setTimeout(() => settle({ error: timedOut('POST', url, timeoutMs, false, new Error('timeout')) }), timeoutMs);
       const onAbort = () => settle({ error: call.signal?.reason });
       call.signal?.addEventListener('abort', onAbort, { once: true });
       function settle(outcome: { value: unknown } | { error: unknown }): void {

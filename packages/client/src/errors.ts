@@ -51,21 +51,25 @@ export class StreamInterruptedError extends ProblemError {
 }
 
 /**
- * The service could not be asked or did not answer: unreachable (the cause says why, such as
- * ECONNREFUSED), or no answer within the timeout. `url` is what was asked for.
+ * The service could not be asked or its answer did not arrive whole: unreachable (the cause says
+ * why, such as ECONNREFUSED), no answer within the timeout, or an answer that broke off. `reached`
+ * says whether the service answered at all, and the message says the same in words.
  *
  * @example
  * try { await client.isEven({ input: 2 }) } catch (e) { if (e instanceof ClientError) e.message }
- * //=> 'Cannot reach POST http://127.0.0.1:1/api/isEven: connect ECONNREFUSED 127.0.0.1:1'
+ * //=> 'Cannot reach POST http://127.0.0.1:1/api/isEven: connect ECONNREFUSED 127.0.0.1:1 (the service was not reached)'
  */
 export class ClientError extends Error {
   override name = 'ClientError';
+  /** Whether the service answered this call at all: true when its answer began, then failed or came too late. */
+  readonly reached: boolean;
   constructor(
     message: string,
     readonly url: string,
-    options: { cause: unknown },
+    options: { cause: unknown; reached?: boolean },
   ) {
-    super(message, options);
+    super(message, { cause: options.cause });
+    this.reached = options.reached ?? false;
   }
 }
 
@@ -85,9 +89,32 @@ export function shutdownOf(problem: Problem): StreamInterruptedError | undefined
   return new StreamInterruptedError(problem, answered, typeof retryAfter === 'number' ? retryAfter : 1);
 }
 
-/** The error of a request that could not be sent or answered at all, naming it and why. */
+// Causes that mean no connection to the service was made: undici's codes (Node.js), Bun's names.
+const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT', 'ConnectionRefused']);
+
+/** Whether the service was reached, in words, for a call that got no answer. */
+function unansweredBecause(error: unknown): string {
+  const cause = (error as { cause?: { code?: string } }).cause ?? error;
+  return NOT_CONNECTED.has((cause as { code?: string }).code ?? '') ? 'the service was not reached' : 'no answer from the service arrived';
+}
+
+/** The error of a request that got no answer at all, naming it, why, and whether the service was reached. */
 export function unreachable(method: string, url: string, error: unknown): ClientError {
-  return new ClientError(`Cannot reach ${method} ${url}: ${causeOf(error)}`, url, { cause: error });
+  return new ClientError(`Cannot reach ${method} ${url}: ${causeOf(error)} (${unansweredBecause(error)})`, url, { cause: error });
+}
+
+/** The error of a call whose answer had not arrived whole when its timeout passed. */
+export function timedOut(method: string, url: string, timeoutMs: number | undefined, answerBegan: boolean, error: unknown): ClientError {
+  const state = answerBegan ? 'the service answered; the rest of its answer did not arrive in time' : 'no answer from the service arrived';
+  return new ClientError(`No answer from ${method} ${url} within ${timeoutMs} ms (${state})`, url, { cause: error, reached: answerBegan });
+}
+
+/** The error of an answer that began, then broke off. */
+export function brokeOff(method: string, url: string, error: unknown): ClientError {
+  return new ClientError(`The answer from ${method} ${url} broke off: ${causeOf(error)} (the service answered; the connection failed)`, url, {
+    cause: error,
+    reached: true,
+  });
 }
 
 /** Why fetch failed, in its own words: undici's "fetch failed" keeps the reason (ECONNREFUSED...) in its cause. */

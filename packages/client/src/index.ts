@@ -1,5 +1,5 @@
 import { CALLS, PREFIX } from './operations.js';
-import { ClientError, ProblemError, problemIn, unreachable } from './errors.js';
+import { brokeOff, ProblemError, problemIn, timedOut, unreachable } from './errors.js';
 import { BATCH_ITEM_MAX_CHARS, batching, CURRENT } from './batching.js';
 import { streamAnswers } from './stream.js';
 
@@ -30,7 +30,7 @@ export function createClient(options: ClientOptions): Client {
   const exchange = async (method: 'GET' | 'POST', url: string, body: string | undefined, call: CallOptions): Promise<unknown> => {
     const timeoutMs = call.timeoutMs ?? options.timeoutMs;
     const signals = [call.signal, timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs)].filter((s) => s !== undefined);
-    let response: Response;
+    let response: Response | undefined;
     let text: string;
     try {
       const sent = body === undefined ? undefined : await coded(body, options.gzipBodiesFrom);
@@ -43,8 +43,8 @@ export function createClient(options: ClientOptions): Client {
       text = await response.text();
     } catch (error) {
       if (call.signal?.aborted === true) throw call.signal.reason;
-      if ((error as Error).name === 'TimeoutError') throw new ClientError(`No answer from ${method} ${url} within ${timeoutMs} ms`, url, { cause: error });
-      throw unreachable(method, url, error);
+      if ((error as Error).name === 'TimeoutError') throw timedOut(method, url, timeoutMs, response !== undefined, error);
+      throw response === undefined ? unreachable(method, url, error) : brokeOff(method, url, error);
     }
     if (!response.ok) throw new ProblemError(problemIn(text, response.status, response.statusText));
     return JSON.parse(text) as unknown;

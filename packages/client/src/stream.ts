@@ -52,6 +52,14 @@ export async function* streamAnswers(
     });
   } catch (error) {
     if (signal?.aborted === true) throw signal.reason;
+    if (typeof body !== 'string' && (await refusedToStream(send, url, error, signal))) {
+      throw new ClientError(
+        `POST ${url} was not sent: this runtime streams a request body only over HTTP/2, and the service was reached over HTTP/1.1 ` +
+          `(it answered a HEAD request); pass { wholeBody: true } to send the lines as one body (${causeOf(error)})`,
+        url,
+        { cause: error },
+      );
+    }
     throw unreachable('POST', url, error);
   }
   if (!response.ok || response.body === null) {
@@ -68,7 +76,7 @@ export async function* streamAnswers(
     try {
       answer = JSON.parse(line) as Answer;
     } catch (error) {
-      throw new ClientError(`The answers from POST ${url} broke off after ${answered} lines: the next line is not JSON`, url, { cause: error });
+      throw new ClientError(`The answers from POST ${url} broke off after ${answered} lines: the next line is not JSON`, url, { cause: error, reached: true });
     }
     const interrupted = 'problem' in answer ? shutdownOf(answer.problem) : undefined;
     if (interrupted !== undefined) throw interrupted;
@@ -87,9 +95,25 @@ export async function* streamAnswers(
   } catch (error) {
     if (signal?.aborted === true) throw signal.reason;
     if (error instanceof ProblemError || error instanceof ClientError) throw error;
-    throw new ClientError(`The answers from POST ${url} broke off after ${answered} lines: ${causeOf(error)}`, url, { cause: error });
+    throw new ClientError(`The answers from POST ${url} broke off after ${answered} lines: ${causeOf(error)}`, url, { cause: error, reached: true });
   } finally {
     // Also when the caller stops early: the response is not read any further.
     void reader.cancel().catch(() => undefined);
+  }
+}
+
+/**
+ * Whether a streamed request failed only because the runtime would not stream its body: browsers
+ * stream a request body only over HTTP/2 and fail at once with a bare TypeError ("Failed to
+ * fetch") over HTTP/1.1. undici, Deno and Bun give their network errors a cause. Told apart from
+ * an unreachable service by one HEAD request, which the service answers.
+ */
+async function refusedToStream(send: typeof fetch, url: string, error: unknown, signal: AbortSignal | undefined): Promise<boolean> {
+  if (!(error instanceof TypeError) || error.cause !== undefined) return false;
+  try {
+    await send(url, { method: 'HEAD', mode: 'no-cors', ...(signal === undefined ? {} : { signal }) });
+    return true;
+  } catch {
+    return false;
   }
 }
