@@ -74,10 +74,16 @@ function installed(): Promise<void> {
 }
 
 /** What this test uses of miniflare, which is loaded from CLIENT_RUNTIMES_DIR, not the project's dependencies. */
-type MiniflareClass = new (options: { modules: boolean; script: string; compatibilityDate: string }) => {
-  dispatchFetch(url: string): Promise<{ status: number; text(): Promise<string> }>;
+type MiniflareClass = new (options: { modules: boolean; script: string; compatibilityDate: string; bindings?: Record<string, string> }) => {
+  dispatchFetch(url: string, init?: { method: string; body: string }): Promise<{ status: number; text(): Promise<string> }>;
   dispose(): Promise<void>;
 };
+
+/** miniflare's class, once Deno, Bun and miniflare are installed. */
+async function miniflare(): Promise<MiniflareClass> {
+  await installed();
+  return ((await import(join(DIR, 'node_modules/miniflare/dist/src/index.js'))) as { Miniflare: MiniflareClass }).Miniflare;
+}
 
 /** What a runtime printed for the checks, or a failure naming the runtime and what it said. */
 async function checksIn(runtime: string, command: string, args: string[]): Promise<string[]> {
@@ -105,7 +111,7 @@ test(`Bun ${RUNTIMES.bun}`, async () => {
 });
 
 test(`workerd, through miniflare ${RUNTIMES.miniflare}`, async (t) => {
-  await installed();
+  const Miniflare = await miniflare();
   const worker = await bundled(`export default {
   async fetch(request) {
     try {
@@ -115,10 +121,9 @@ test(`workerd, through miniflare ${RUNTIMES.miniflare}`, async (t) => {
     }
   },
 };`);
-  const { Miniflare } = (await import(join(DIR, 'node_modules/miniflare/dist/src/index.js'))) as { Miniflare: MiniflareClass };
-  const miniflare = new Miniflare({ modules: true, script: worker, compatibilityDate: '2026-07-01' });
-  t.after(() => miniflare.dispose());
-  const response = await miniflare.dispatchFetch(`http://worker/?base=${encodeURIComponent(base)}`);
+  const runtime = new Miniflare({ modules: true, script: worker, compatibilityDate: '2026-07-01' });
+  t.after(() => runtime.dispose());
+  const response = await runtime.dispatchFetch(`http://worker/?base=${encodeURIComponent(base)}`);
   const text = await response.text();
   assert.equal(response.status, 200, `workerd: ${text}`);
   assert.deepEqual(JSON.parse(text), streamed);
@@ -151,3 +156,68 @@ test('Chromium, a page on another origin', async (t) => {
   }, base);
   assert.deepEqual(passed, [...ALL_CHECKS, 'the stream, its body sent whole (this runtime streams a request body only over HTTP/2)']);
 });
+
+/** The README's "From code" blocks, in order, each as an ES module importing the package's built module. */
+async function readmeBlocks(): Promise<string[]> {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('### From code'), readme.indexOf('## Architecture'));
+  const blocks = [...section.matchAll(/```ts\n([^]*?)```/g)].map((match) => match[1] as string);
+  assert.equal(blocks.length, 2, 'two blocks in "From code"');
+  return Promise.all(
+    blocks.map(async (contents) => {
+      const result = await build({
+        stdin: { contents, resolveDir: root, loader: 'ts' },
+        bundle: true,
+        format: 'esm',
+        platform: 'neutral',
+        write: false,
+        alias: { 'json-utility-client': join(root, 'packages/client/dist/index.js') },
+      });
+      return result.outputFiles[0]?.text ?? '';
+    }),
+  );
+}
+
+test("README's From code, for Node.js, Deno, Bun and browsers: prints what its comments show", async () => {
+  const [calls = ''] = await readmeBlocks();
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const shown = [
+    ...readme
+      .slice(readme.indexOf('### From code'))
+      .split('## Architecture')[0]!
+      .matchAll(/console\.log\(.*\/\/ (.*)$/gm),
+  ].map((m) => m[1]);
+  assert.equal(shown.length, 3);
+  const file = join(script, '..', 'readme-from-code.mjs');
+  writeFileSync(file, calls.replaceAll('http://127.0.0.1:3000', base));
+  const { stdout } = await run(process.execPath, [file], { timeout: 30_000 });
+  assert.equal(stdout, shown.map((line) => `${line}\n`).join(''));
+});
+
+test(`README's Worker, in workerd: 80 requests at once, each answered, each one batch`, async (t) => {
+  const Miniflare = await miniflare();
+  const [, worker = ''] = await readmeBlocks();
+  const runtime = new Miniflare({ modules: true, script: worker, compatibilityDate: '2026-07-01', bindings: { JSON_UTILITY_URL: base } });
+  t.after(() => runtime.dispose());
+  const batchesBefore = await batchRequests();
+  const inputs = Array.from({ length: 80 }, (_, i) => Array.from({ length: i + 1 }, (_, j) => (j * 7919 + i) % 101));
+  const answers = await Promise.all(
+    inputs.map(async (input) => {
+      const response = await runtime.dispatchFetch('http://worker/', { method: 'POST', body: JSON.stringify(input) });
+      return { status: response.status, body: await response.text() };
+    }),
+  );
+  answers.forEach((answer, i) => {
+    const input = inputs[i] as number[];
+    assert.equal(answer.status, 200, `request ${i}: ${answer.body}`);
+    assert.deepEqual(JSON.parse(answer.body), { sorted: [...input].sort((a, b) => a - b), evenLength: input.length % 2 === 0 }, `request ${i}`);
+  });
+  // Each request's two calls went as one batch of its own.
+  assert.equal((await batchRequests()) - batchesBefore, inputs.length);
+});
+
+/** How many POST /api/batch the service has answered. */
+async function batchRequests(): Promise<number> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  return Number(/^http_requests_total\{method="POST",route="\/api\/batch",status="200"\} (\d+)$/m.exec(text)?.[1] ?? 0);
+}

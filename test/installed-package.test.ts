@@ -184,3 +184,44 @@ console.log(JSON.stringify([ok, sort(values), toString({ b: 1, a: 2 }), answer.s
     assert.deepEqual(JSON.parse(stdout), [true, [null, 3, 'b'], '{"a":2,"b":1}', 200, '{"ret":true}']);
   });
 });
+
+describe("the client package from a fresh clone, as its README's install lines say", { timeout: 240_000 }, () => {
+  test('npm ci, then npm pack ./packages/client builds it; installed in a project outside, it answers', async (t) => {
+    const clone = join(work, 'clone');
+    const project = join(work, 'client-project');
+    // A fresh clone's files: those git tracks, as they are in this work tree; no dist/, no node_modules.
+    const { stdout: tracked } = await run('git', ['ls-files', '-z'], { cwd: root, maxBuffer: 16 << 20 });
+    mkdirSync(clone);
+    await run('sh', ['-c', `git ls-files -z | xargs -0 tar -cf - | tar -xf - -C '${clone}'`], { cwd: root, maxBuffer: 16 << 20 });
+    assert.ok(tracked.includes('packages/client/src/index.ts') && !existsSync(join(clone, 'packages/client/dist')));
+    const readme = readFileSync(join(root, 'packages/client/README.md'), 'utf8');
+    const block = /```sh\n([^]*?)```/.exec(readme)?.[1] ?? '';
+    const [inClone = '', inProject = ''] = block.split(/^# in your project.*$/m);
+    const commands = (text: string) =>
+      text
+        .split('\n')
+        .map((line) => line.replace(/\s+#.*$/, '').trim())
+        .filter((line) => line !== '' && !line.startsWith('#'));
+    assert.deepEqual(commands(inClone), ['npm ci', 'npm pack ./packages/client']);
+    assert.deepEqual(commands(inProject), ['npm install ./json-utility-client-1.0.0.tgz']);
+    const env = { ...process.env, npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false' };
+    for (const line of commands(inClone)) await run('sh', ['-c', line], { cwd: clone, env, maxBuffer: 64 << 20 });
+    mkdirSync(project);
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'caller', private: true, type: 'module' }));
+    writeFileSync(join(project, 'json-utility-client-1.0.0.tgz'), readFileSync(join(clone, 'json-utility-client-1.0.0.tgz')));
+    for (const line of commands(inProject)) await run('sh', ['-c', line], { cwd: project, env, maxBuffer: 64 << 20 });
+    // The service, and a caller in the project that uses the installed package.
+    const { buildApp } = await import('../src/app.js');
+    const app = await buildApp({}, { logger: false });
+    t.after(() => app.close());
+    const base = await app.listen({ port: 0, host: '127.0.0.1' });
+    writeFileSync(
+      join(project, 'call.mjs'),
+      "import { createClient } from 'json-utility-client';\n" +
+        'const client = createClient({ baseUrl: process.argv[2] });\n' +
+        "console.log(JSON.stringify([await client.isEven({ input: 4 }), await client.batch([{ operation: 'sort', input: [2, 1] }])]));\n",
+    );
+    const { stdout } = await run(process.execPath, ['call.mjs', base], { cwd: project });
+    assert.deepEqual(JSON.parse(stdout), [{ ret: true }, [{ status: 200, result: { sortedArray: [1, 2] } }]]);
+  });
+});
