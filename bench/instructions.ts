@@ -206,13 +206,17 @@ const VGDB_ENV = { USER: 'bench', LOGNAME: 'bench', HOST: 'bench' };
 async function measure(name: TargetName, which: readonly Scenario[] = chosen): Promise<Measured[]> {
   const dir = mkdtempSync(join(tmpdir(), 'callgrind-'));
   const target = TARGETS[name];
+  // A traced target exports to the collector BENCH_COLLECTOR names (bench/otlp-receiver, started by hand).
+  const collector = process.env.BENCH_COLLECTOR;
+  if (target.traced && collector === undefined) throw new Error(`${name} exports spans: set BENCH_COLLECTOR to an OTLP/HTTP receiver's URL`);
+  const tracing = target.traced ? { OTEL_EXPORTER_OTLP_ENDPOINT: collector as string } : {};
   const nodeFlags = [...flags['node-flag'], ...(flags.functions ? ['--perf-basic-prof'] : [])];
   const child = spawn(
     'valgrind',
     ['--tool=callgrind', '--separate-threads=yes', `--callgrind-out-file=${join(dir, 'cg.out')}`, process.execPath, ...nodeFlags, target.entry],
     {
       // HOST is the target's listening address too: valgrind reads it first, so vgdb gets the same.
-      env: { ...process.env, ...VGDB_ENV, ...target.env, PORT: '0', HOST: '127.0.0.1', ...extraEnv },
+      env: { ...process.env, ...VGDB_ENV, ...target.env, ...tracing, PORT: '0', HOST: '127.0.0.1', ...extraEnv },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );

@@ -1,5 +1,6 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import autocannon from 'autocannon';
@@ -51,21 +52,96 @@ export async function generateLoad(generator: LoadGenerator, load: Load, pin: re
   if (generator === 'autocannon') return autocannonLoad(load);
   const args = ['-t1', `-c${load.connections}`, `-d${load.seconds}s`, '--timeout', '10s', '--latency'];
   for (const [name, value] of Object.entries(load.headers ?? {})) args.push('-H', `${name}: ${value}`);
-  if (load.method === 'POST') {
-    const script = join(workDir, 'wrk-post.lua');
-    writeFileSync(
-      script,
-      [
-        'wrk.method = "POST"',
-        'wrk.headers["Content-Type"] = "application/json"',
-        `local file = assert(io.open(${JSON.stringify(load.bodyFile)}, "rb"))`,
-        'wrk.body = file:read("*a")',
-        'file:close()',
-      ].join('\n'),
-    );
-    args.push('-s', script);
-  }
+  if (load.method === 'POST') args.push('-s', postScript(load, workDir));
   return parseWrk(await runPinned(pin, ['wrk', ...args, load.url]));
+}
+
+/** The POST script of a load, for wrk and wrk2 alike (their Lua API is the same). */
+function postScript(load: Load, workDir: string): string {
+  const script = join(workDir, 'wrk-post.lua');
+  writeFileSync(
+    script,
+    [
+      'wrk.method = "POST"',
+      'wrk.headers["Content-Type"] = "application/json"',
+      `local file = assert(io.open(${JSON.stringify(load.bodyFile)}, "rb"))`,
+      'wrk.body = file:read("*a")',
+      'file:close()',
+    ].join('\n'),
+  );
+  return script;
+}
+
+const WRK2 = 'wrk2-44a94c1';
+
+/**
+ * wrk2 (giltene/wrk2, Apache-2.0; its source in bench/vendor), built once into
+ * ~/.cache/json-utility-service: the load at a fixed arrival rate. It needs make, a C compiler and
+ * Debian's libssl-dev and zlib1g-dev.
+ */
+function wrk2(): string {
+  const dir = join(homedir(), '.cache/json-utility-service', WRK2);
+  const binary = join(dir, 'wrk');
+  if (existsSync(binary)) return binary;
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  execFileSync('tar', ['-xzf', new URL(`vendor/${WRK2}.tar.gz`, import.meta.url).pathname, '-C', dir, '--strip-components=1']);
+  try {
+    execFileSync('make', ['-j2'], { cwd: dir, stdio: 'ignore' });
+  } catch {
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(`wrk2 (bench/vendor/${WRK2}.tar.gz) did not build: it needs make, a C compiler, libssl-dev and zlib1g-dev (apt-get install)`);
+  }
+  return binary;
+}
+
+export interface SteadyResult {
+  /** The arrival rate asked for, and the rate answered. */
+  rate: number;
+  requestsPerSecond: number;
+  requests: number;
+  /** Latency from each request's intended send time (wrk2's HdrHistogram, corrected for coordinated omission). */
+  p50Ms: number;
+  p90Ms: number;
+  p99Ms: number;
+  p999Ms: number;
+  maxMs: number;
+  errors: number;
+  non2xx: number;
+}
+
+/**
+ * A load at a fixed arrival rate (wrk2 -R), latency measured from when each request was due to
+ * be sent, so that a stall counts against every request it delays. wrk2 spends its first ten
+ * seconds calibrating: `seconds` should be 20 or more.
+ */
+export async function steadyLoad(load: Load, rate: number, pin: readonly string[], workDir: string): Promise<SteadyResult> {
+  const args = ['-t1', `-c${load.connections}`, `-d${load.seconds}s`, `-R${rate}`, '--timeout', '10s', '--latency'];
+  if (load.method === 'POST') args.push('-s', postScript(load, workDir));
+  return parseWrk2(await runPinned(pin, [wrk2(), ...args, load.url]), rate);
+}
+
+/** What wrk2 printed with --latency, at the arrival rate it was given. */
+export function parseWrk2(stdout: string, rate: number): SteadyResult {
+  const at = (percentile: string): number => {
+    const match = new RegExp(`^\\s*${percentile.replace('.', '\\.')}%\\s+([\\d.]+)(us|ms|s|m)\\s*$`, 'm').exec(stdout);
+    if (!match) throw new Error(`wrk2 printed no ${percentile}th percentile:\n${stdout}`);
+    return Number(match[1]) * (UNIT_MS[match[2] as string] as number);
+  };
+  // Its summary lines are wrk's; its percentiles are written 50.000% where wrk writes 50%.
+  const { requests, requestsPerSecond, errors, non2xx } = parseWrk(stdout.replace(/^\s*50\.000%/m, '    50%').replace(/^\s*99\.000%/m, '    99%'));
+  return {
+    rate,
+    requestsPerSecond,
+    requests,
+    p50Ms: at('50.000'),
+    p90Ms: at('90.000'),
+    p99Ms: at('99.000'),
+    p999Ms: at('99.900'),
+    maxMs: at('100.000'),
+    errors,
+    non2xx,
+  };
 }
 
 async function runPinned(pin: readonly string[], command: readonly string[]): Promise<string> {

@@ -1,6 +1,6 @@
 import { manySection, type ManyRow } from './many.js';
 import { clientBatchingSection, type ClientBatchRow } from './client-batching.js';
-import type { LoadResult } from './load.js';
+import type { LoadResult, SteadyResult } from './load.js';
 import type { TargetName } from './targets.js';
 
 export interface Cell extends LoadResult {
@@ -15,6 +15,21 @@ export interface Cell extends LoadResult {
   peakRssMiB?: number;
   /** The service's longest event-loop delay during the load (prom-client's, reset at each scrape); the services only. */
   loopDelayMaxMs?: number;
+}
+
+/** One target at one fixed arrival rate (run.ts's steady part), with what its probe saw inside it. */
+export interface SteadyCell extends SteadyResult {
+  target: TargetName;
+  process: number;
+  /** The rate as a fraction of `capacity`, the untraced service's requests per CPU-second in this set of processes. */
+  fraction: number;
+  capacity: number;
+  cpuMicrosPerRequest: number;
+  loopDelayMaxMs: number;
+  loopDelayP99Ms: number;
+  gcPauseMsPerSecond: number;
+  gcLongestPauseMs: number;
+  allocatedBytesPerRequest: number;
 }
 
 export interface ScalingRow {
@@ -52,6 +67,8 @@ export interface BenchReport {
   many?: ManyRow[];
   /** The client's batching (client-batching.ts); absent from reports made before it. */
   client?: ClientBatchRow[];
+  /** The steady-rate part (run.ts's `steady`); absent from reports made before it. */
+  steady?: SteadyCell[];
 }
 
 /**
@@ -216,6 +233,7 @@ export function markdownReport(report: BenchReport): string {
   }
 
   lines.push(...tracingSection(report.cells, report.settings.env ?? {}));
+  lines.push(...steadySection(report.steady ?? []));
   // A run of some parts only (--parts) leaves the others out rather than printing empty tables.
   if (report.scaling.length > 0) lines.push(...scalingSection(report));
   lines.push(...manySection(report.many ?? []));
@@ -313,6 +331,39 @@ function tracingSection(cells: readonly Cell[], env: Readonly<Record<string, str
         `| ${scenario} | ${bound.target} | ${fixed(median(cpu), 2)} | ${fixed(Math.min(...cpu), 2)}–${fixed(Math.max(...cpu), 2)} | ${verdict(median(cpu), bound.cpuAtMost)} | ` +
           `${fixed(median(p99), 2)} | ${verdict(median(p99), bound.p99AtMost)} | ` +
           `${fixed(Math.max(...own('loopDelayMaxMs')), 1)} | ${fixed(Math.max(...own('peakRssMiB')), 0)} |`,
+      );
+    }
+  }
+  return lines;
+}
+
+/**
+ * The steady-rate part: per rate and target, the median over processes of each figure (the
+ * highest for the longest pauses and delays), and its p99 over the untraced service's in the same
+ * set of processes.
+ */
+function steadySection(cells: readonly SteadyCell[]): string[] {
+  if (cells.length === 0) return [];
+  const lines = [
+    '',
+    "## At a fixed arrival rate (S1; wrk2, latency from each request's intended send time; medians over processes, the longest pause and delay the highest)",
+    '',
+    "| Rate | Target | p50 ms | p99 ms | p99.9 ms | max ms | p99 over the service's, median (spread) | CPU µs a request | event-loop delay, longest ms | GC pauses ms/s | longest GC pause ms | bytes allocated a request |",
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ];
+  for (const fraction of [...new Set(cells.map((c) => c.fraction))]) {
+    const atRate = cells.filter((c) => c.fraction === fraction);
+    const rates = atRate.map((c) => c.rate);
+    for (const target of [...new Set(atRate.map((c) => c.target))]) {
+      const own = atRate.filter((c) => c.target === target);
+      const mid = (field: keyof SteadyCell) => median(own.map((c) => Number(c[field])));
+      const most = (field: keyof SteadyCell) => Math.max(...own.map((c) => Number(c[field])));
+      const ratios = own.map((c) => c.p99Ms / (atRate.find((s) => s.target === 'service' && s.process === c.process)?.p99Ms ?? NaN)).filter(Number.isFinite);
+      const overService = ratios.length === 0 ? '–' : `${fixed(median(ratios), 2)} (${fixed(Math.min(...ratios), 2)}–${fixed(Math.max(...ratios), 2)})`;
+      lines.push(
+        `| ${Math.round(fraction * 100)}% (${Math.min(...rates)}–${Math.max(...rates)}/s) | ${target} | ${fixed(mid('p50Ms'), 2)} | ${fixed(mid('p99Ms'), 2)} | ` +
+          `${fixed(mid('p999Ms'), 2)} | ${fixed(mid('maxMs'), 1)} | ${overService} | ${fixed(mid('cpuMicrosPerRequest'), 1)} | ${fixed(most('loopDelayMaxMs'), 1)} | ` +
+          `${fixed(mid('gcPauseMsPerSecond'), 1)} | ${fixed(most('gcLongestPauseMs'), 1)} | ${fixed(mid('allocatedBytesPerRequest'), 0)} |`,
       );
     }
   }

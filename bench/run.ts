@@ -23,13 +23,13 @@
  */
 import { execFileSync } from 'node:child_process';
 import { cpus, tmpdir } from 'node:os';
-import { createReadStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { generateLoad, installed, type LoadGenerator, type LoadResult } from './load.js';
+import { generateLoad, installed, steadyLoad, type LoadGenerator, type LoadResult } from './load.js';
 import { call, loadOf, mixedRequests, warmUp, WARM_UP_PASSES } from './warm-up.js';
-import { markdownReport, type BenchReport, type Cell, type RssCase, type ScalingRow } from './report.js';
+import { markdownReport, type BenchReport, type Cell, type RssCase, type ScalingRow, type SteadyCell } from './report.js';
 import { manyOperations } from './many.js';
 import { clientBatching } from './client-batching.js';
 import { nestedDocument, scenarios, seededRandom, type Scenario } from './scenarios.js';
@@ -57,6 +57,8 @@ const { values: flags } = parseArgs({
     targets: { type: 'string' },
     env: { type: 'string', multiple: true, default: [] },
     collector: { type: 'string' },
+    rates: { type: 'string', default: '0.25,0.5' },
+    'steady-seconds': { type: 'string', default: '25' },
   },
 });
 const smoke = flags.smoke;
@@ -191,6 +193,70 @@ async function throughput(targets: Map<TargetName, RunningTarget>, all: readonly
   return cells;
 }
 
+// The steady-rate part's probe, loaded into every target when that part runs (bench/steady-probe.mjs).
+const PROBE = ['--import', join(root, 'bench/steady-probe.mjs')];
+const probeFile = (name: TargetName, process: number) => join(workDir, `${name}-${process}.probe.json`);
+
+/** What the probe in a target wrote for the window between two SIGUSR2s around `measure`. */
+async function probed<T>(target: RunningTarget, file: string, measure: () => Promise<T>): Promise<[T, Record<string, number>]> {
+  rmSync(file, { force: true });
+  process.kill(target.pid, 'SIGUSR2');
+  const result = await measure();
+  process.kill(target.pid, 'SIGUSR2');
+  const deadline = Date.now() + 5_000;
+  while (!existsSync(file) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  return [result, JSON.parse(readFileSync(file, 'utf8')) as Record<string, number>];
+}
+
+/**
+ * The steady-rate part: S1 at fixed arrival rates, fractions (`--rates`) of the untraced service's
+ * capacity as this set of processes measures it (requests per CPU-second under wrk's saturating
+ * load), sent by wrk2 to each target in turn, its latency from each request's intended send time;
+ * beside it, from inside each target, the event loop's longest delay, GC pauses and bytes allocated.
+ */
+async function steady(targets: Map<TargetName, RunningTarget>, process: number): Promise<SteadyCell[]> {
+  const scenario = scenarios().find((s) => s.id === 'S1') as Scenario;
+  const service = targets.get('service');
+  if (service === undefined) throw new Error('the steady part needs the service among --targets: its capacity sets the rates');
+  const saturating = loadOf(service.base, scenario, workDir, settings.connections);
+  const cpuBefore = cpuMicroseconds(service.pid);
+  const capacityLoad = await generateLoad('wrk', { ...saturating, seconds: settings.seconds }, loadPin, workDir);
+  const capacity = 1e6 / ((cpuMicroseconds(service.pid) - cpuBefore) / capacityLoad.requests);
+  log(`steady: the service's capacity in this set ${Math.round(capacity)} requests per CPU-second`);
+  const cells: SteadyCell[] = [];
+  for (const fraction of flags.rates.split(',').map(Number)) {
+    const rate = Math.round(capacity * fraction);
+    const order = process % 2 === 1 ? TARGET_ORDER : [...TARGET_ORDER].reverse();
+    for (const name of order) {
+      const target = targets.get(name) as RunningTarget;
+      const load = { ...loadOf(target.base, scenario, workDir, settings.connections), seconds: Number(flags['steady-seconds']) };
+      const cpu = cpuMicroseconds(target.pid);
+      const [result, inside] = await probed(target, probeFile(name, process), () => steadyLoad(load, rate, loadPin, workDir));
+      const cpuMicrosPerRequest = (cpuMicroseconds(target.pid) - cpu) / result.requests;
+      const cell: SteadyCell = {
+        target: name,
+        process,
+        fraction,
+        capacity,
+        ...result,
+        cpuMicrosPerRequest,
+        loopDelayMaxMs: inside.loopDelayMaxMs ?? NaN,
+        loopDelayP99Ms: inside.loopDelayP99Ms ?? NaN,
+        gcPauseMsPerSecond: inside.gcPauseMsPerSecond ?? NaN,
+        gcLongestPauseMs: inside.gcLongestPauseMs ?? NaN,
+        allocatedBytesPerRequest: (inside.allocatedBytes ?? NaN) / result.requests,
+      };
+      cells.push(cell);
+      log(
+        `steady ${Math.round(fraction * 100)}% (${rate}/s) process ${process} ${name.padEnd(8)} p50 ${cell.p50Ms} p99 ${cell.p99Ms} p99.9 ${cell.p999Ms} max ${cell.maxMs} ms; ` +
+          `${cpuMicrosPerRequest.toFixed(1)} µs CPU/request; loop delay ≤ ${cell.loopDelayMaxMs.toFixed(1)} ms; GC ${cell.gcPauseMsPerSecond.toFixed(1)} ms/s, ` +
+          `longest ${cell.gcLongestPauseMs.toFixed(1)} ms; ${Math.round(cell.allocatedBytesPerRequest)} B allocated/request`,
+      );
+    }
+  }
+  return cells;
+}
+
 /** The longest event-loop delay since the last scrape of the service's /metrics, in ms. */
 async function eventLoopDelayMaxMs(base: string): Promise<number> {
   const text = await (await fetch(`${base}/metrics`, { headers: { connection: 'close' } })).text();
@@ -288,12 +354,19 @@ async function main(): Promise<void> {
   const receiver = flags.collector === undefined && TARGET_ORDER.some((name) => TARGETS[name].traced) ? await startReceiver(loadPin, workDir) : undefined;
   try {
     const cells: Cell[] = [];
+    const steadyCells: SteadyCell[] = [];
     let scalingRows: ScalingRow[] = [];
     let manyRows: Awaited<ReturnType<typeof manyOperations>> = [];
     let clientRows: Awaited<ReturnType<typeof clientBatching>> = [];
     let serviceLogLines = 0;
     for (let process = 1; process <= settings.processes; process++) {
-      for (const name of TARGET_ORDER) targets.set(name, await startTarget(name, serverPin, workDir, extraEnv));
+      for (const name of TARGET_ORDER)
+        targets.set(
+          name,
+          parts.has('steady')
+            ? await startTarget(name, serverPin, workDir, { ...extraEnv, BENCH_PROBE_FILE: probeFile(name, process) }, PROBE)
+            : await startTarget(name, serverPin, workDir, extraEnv),
+        );
       log(`process set ${process} of ${settings.processes}; load generator: ${generator}; pinning: ${canPin ? 'servers on CPU 0, load on CPU 1' : 'none'}`);
       await warmUpAll(targets);
       if (parts.has('throughput'))
@@ -304,6 +377,7 @@ async function main(): Promise<void> {
             process,
           )),
         );
+      if (parts.has('steady')) steadyCells.push(...(await steady(targets, process)));
       // The parts that measure one target each run in the first set of processes only.
       const service = targets.get('service');
       if (process === 1) {
@@ -355,6 +429,7 @@ async function main(): Promise<void> {
       peakRss: rss,
       many: manyRows,
       client: clientRows,
+      steady: steadyCells,
     };
     mkdirSync(flags.out, { recursive: true });
     writeFileSync(join(flags.out, `${flags.label}.json`), `${JSON.stringify(report, null, 2)}\n`);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
-import { parseWrk } from '../bench/load.js';
+import { parseWrk, parseWrk2 } from '../bench/load.js';
 import { leastOf, verdicts } from '../bench/instruction-check.js';
 import type { BenchReport } from '../bench/report.js';
 
@@ -41,6 +41,48 @@ test('wrk output is read into requests, req/s, p50 and p99 in ms, errors, non-2x
     bytesRead: 30.67 * 1024 * 1024,
   });
   assert.throws(() => parseWrk('unable to connect to 127.0.0.1:1 Connection refused'), /unexpected wrk output/);
+});
+
+// wrk2 44a94c1's report at a fixed rate (-R, --latency), cut before its detailed spectrum, as the steady part reads it.
+const WRK2_OUTPUT = `Running 25s test @ http://127.0.0.1:40123/api/isEven
+  1 threads and 50 connections
+  Thread calibration: mean lat.: 1.689ms, rate sampling interval: 10ms
+  Thread Stats   Avg      Stdev     Max   +/- Stdev
+    Latency     1.86ms    1.02ms  31.02ms   83.11%
+    Req/Sec     7.91k     1.12k   12.11k    71.22%
+  Latency Distribution (HdrHistogram - Recorded Latency)
+ 50.000%    1.70ms
+ 75.000%    2.26ms
+ 90.000%    2.95ms
+ 99.000%    5.12ms
+ 99.900%   14.21ms
+ 99.990%   29.01ms
+ 99.999%   31.02ms
+100.000%   31.02ms
+
+  Detailed Percentile spectrum:
+       Value   Percentile   TotalCount 1/(1-Percentile)
+
+       0.109     0.000000            1         1.00
+  187470 requests in 25.00s, 76.70MB read
+Requests/sec:   7498.65
+Transfer/sec:      3.07MB
+`;
+
+test('wrk2 output is read into the rate, requests, req/s and the percentiles from the intended send times, in ms', () => {
+  assert.deepEqual(parseWrk2(WRK2_OUTPUT, 7500), {
+    rate: 7500,
+    requestsPerSecond: 7498.65,
+    requests: 187470,
+    p50Ms: 1.7,
+    p90Ms: 2.95,
+    p99Ms: 5.12,
+    p999Ms: 14.21,
+    maxMs: 31.02,
+    errors: 0,
+    non2xx: 0,
+  });
+  assert.throws(() => parseWrk2(WRK_OUTPUT, 7500), /wrk2 printed no 50\.000th percentile/);
 });
 
 // Timing is never asserted: this only proves that `npm run bench` works end to end (a smoke run of two requests a connection a cell).
