@@ -12,6 +12,8 @@
  *   npm run bench -- --targets service,service-traced --collector http://127.0.0.1:9 --parts throughput --label down   # a collector that is down
  *   npm run bench -- --before /tmp/previous --targets service,service-traced,service-traced-before --scenarios S1 --parts throughput --label traced-ab
  *   npm run bench -- --before /tmp/previous --targets service,service-before,fastify --scenarios S1,S2,S3,S4 --rounds 2 --parts throughput --label ab
+ *   npm run bench -- --targets service,service-traced,fastify --parts steady --label steady   # S1 at 25% and 50% of the service's
+ *                                               # capacity, at a fixed arrival rate (wrk2, bench/vendor), with the loop's delay and GC inside
  *                                               # an A/B against another checkout, built there first
  *
  * Before any measurement every target gets the same mixed traffic (bench/warm-up.ts): the mixed
