@@ -194,6 +194,9 @@ describe('the json-utility binary', () => {
     closed.close();
     const unreachable = await cli(['isOdd', '--lines', '--url', `http://127.0.0.1:${port}`], '1\n');
     assert.equal(unreachable.code, 1);
-    assert.equal(unreachable.stderr, `Cannot reach POST http://127.0.0.1:${port}/api/stream: connect ECONNREFUSED 127.0.0.1:${port} (the service was not reached)\n`);
+    assert.equal(
+      unreachable.stderr,
+      `Cannot reach POST http://127.0.0.1:${port}/api/stream: connect ECONNREFUSED 127.0.0.1:${port} (the service was not reached)\n`,
+    );
   });
 });

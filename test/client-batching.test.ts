@@ -194,7 +194,10 @@ describe('createClient({ batch })', () => {
       const error: unknown = settled.status === 'rejected' ? settled.reason : undefined;
       assert.ok(error instanceof ClientError, String(error));
       assert.equal(error.url, `http://127.0.0.1:${port}/api/${path}`);
-      assert.equal(error.message, `Cannot reach POST http://127.0.0.1:${port}/api/${path}: connect ECONNREFUSED 127.0.0.1:${port} (the service was not reached)`);
+      assert.equal(
+        error.message,
+        `Cannot reach POST http://127.0.0.1:${port}/api/${path}: connect ECONNREFUSED 127.0.0.1:${port} (the service was not reached)`,
+      );
     }
   });
 
@@ -207,12 +210,17 @@ describe('createClient({ batch })', () => {
     const aborted = client.isOdd({ input: 2 }, { signal: controller.signal });
     const patient = client.isNumber({ input: '1' }, { timeoutMs: 400 });
     setTimeout(() => controller.abort(new Error('the caller gave up')), 200);
-    await assert.rejects(quick, (error: unknown) => error instanceof ClientError && error.message === `No answer from POST ${silent}/api/isEven within 100 ms (no answer from the service arrived)`);
+    await assert.rejects(
+      quick,
+      (error: unknown) =>
+        error instanceof ClientError && error.message === `No answer from POST ${silent}/api/isEven within 100 ms (no answer from the service arrived)`,
+    );
     const quickAt = Date.now() - started;
     await assert.rejects(aborted, /^Error: the caller gave up$/);
     await assert.rejects(
       patient,
-      (error: unknown) => error instanceof ClientError && error.message === `No answer from POST ${silent}/api/isNumber within 400 ms (no answer from the service arrived)`,
+      (error: unknown) =>
+        error instanceof ClientError && error.message === `No answer from POST ${silent}/api/isNumber within 400 ms (no answer from the service arrived)`,
     );
     const patientAt = Date.now() - started;
     assert.ok(quickAt >= 90 && quickAt < 350, `${quickAt} ms`);
