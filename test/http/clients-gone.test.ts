@@ -79,13 +79,11 @@ test('an aborted upload, a client that stops waiting and a reset mid-answer: a l
   waiting.destroy();
   await until('the client that stopped waiting', () => gone(lines, 'waiting').length === 1);
 
-  // A reset once the answer has begun: the client reads the first bytes of a 14 MB answer (more
-  // than loopback's buffers take while it does not read), then resets.
+  // A reset once the answer has begun: the client reads the first bytes of a 14 MB answer, then resets.
   const words = JSON.stringify({ input: Array.from({ length: 600_000 }, (_, i) => `word-${String(i).padStart(16, '0')}`) });
   const reader = await send(port, '/api/sort', '', words);
+  // At once: given time, loopback's buffers (autotuned up to tcp_rmem's 32 MiB) take the whole answer and it finishes.
   assert.match(String(await new Promise((resolve) => reader.once('data', resolve))), /^HTTP\/1\.1 200 /);
-  reader.pause();
-  await sleep(50);
   reader.resetAndDestroy();
   await until(
     'the reset mid-answer',
@@ -101,6 +99,6 @@ test('an aborted upload, a client that stops waiting and a reset mid-answer: a l
   for (const line of lines) {
     assert.ok(line.level <= 40, JSON.stringify(line));
     assert.equal(line.err, undefined, JSON.stringify(line));
-    if (line.msg === 'client went away') assert.match(line.reason ?? '', /^the client closed the connection /);
+    if (line.msg === 'client went away') assert.match(line.reason ?? '', /^the connection closed (before|while) /);
   }
 });

@@ -79,10 +79,11 @@ function stageOf(response: ServerResponse): ClientGoneStage {
   return !response.req.complete ? 'upload' : response.headersSent ? 'answer' : 'waiting';
 }
 
+// "The connection", not "the client": the service also closes it on a client that stops reading a stream (STREAM_IDLE_TIMEOUT_MS).
 const GONE_REASONS: Readonly<Record<ClientGoneStage, string>> = {
-  upload: 'the client closed the connection before its body arrived',
-  waiting: 'the client closed the connection while its answer was being made',
-  answer: 'the client closed the connection before its answer was written whole',
+  upload: 'the connection closed before the request body arrived',
+  waiting: 'the connection closed while the answer was being made',
+  answer: 'the connection closed before the answer was written whole',
 };
 
 export interface AccessLogOptions {

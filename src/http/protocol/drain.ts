@@ -90,8 +90,9 @@ function manageConnections(server: Server, linger: LingerLimits): Connections {
     const socket = this.req.socket as TrackedSocket;
     socket[inFlight] = (socket[inFlight] ?? 1) - 1;
     if (closing && socket[inFlight] === 0) end(socket);
-    // 'close' without 'finish': the connection went before the answer was flushed whole.
-    if (!this.writableFinished) clientGone?.(this);
+    // 'close' without 'finish': the connection went before the answer was flushed whole. Node 22
+    // emits 'finish' for an answer cut off by a reset as well: there, the socket has failed.
+    if (!this.writableFinished || (socket.destroyed && socket.errored !== null)) clientGone?.(this);
     runFinishers(this);
   };
   // Before Fastify's own listener, so that the response is watched before any hook asks to be told of its close.
