@@ -7,7 +7,7 @@ import { VERSION } from '../../version.js';
 import { withBindings } from './request-logger.js';
 import { routeDiagnostics } from './tracing-diagnostics.js';
 import { protobufExportWanted, protobufSpanExporter } from './otlp-exporter.js';
-import { whenResponseCloses } from '../protocol/drain.js';
+import { answeredWhole, whenResponseCloses } from '../protocol/drain.js';
 
 /**
  * OpenTelemetry traces, loaded only when the standard environment asks for them (server/serve.ts, tracing-requested.ts):
@@ -138,7 +138,7 @@ function endSpan(response: TracedResponse): void {
     }
     span.setAttributes({ 'json_utility.operations': operations, 'json_utility.problems': problems });
   }
-  if (!response.writableFinished) {
+  if (!answeredWhole(response)) {
     span.setAttribute('error.type', 'aborted');
     span.setStatus({ code: SpanStatusCode.ERROR, message: 'the client went away before the answer was sent' });
   } else {

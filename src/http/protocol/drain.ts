@@ -53,6 +53,19 @@ export function whenResponseCloses(response: ServerResponse, finish: Finisher): 
 }
 
 /**
+ * Whether a closed response reached its client whole: 'close' came after 'finish', on a socket
+ * that did not fail. Node 22 emits 'finish' for an answer cut off by the client's reset as well
+ * (its `writableFinished` is true then): there, the socket was destroyed with an error.
+ *
+ * @example
+ * response.on('close', () => answeredWhole(response) || countGone());
+ */
+export function answeredWhole(response: ServerResponse): boolean {
+  const socket = response.req.socket;
+  return response.writableFinished && !(socket.destroyed && socket.errored !== null);
+}
+
+/**
  * Looks after the server's connections, with no work per request beyond a counter:
  *
  * - Closing the server waits for every response to reach the client whole. Node's
@@ -90,9 +103,7 @@ function manageConnections(server: Server, linger: LingerLimits): Connections {
     const socket = this.req.socket as TrackedSocket;
     socket[inFlight] = (socket[inFlight] ?? 1) - 1;
     if (closing && socket[inFlight] === 0) end(socket);
-    // 'close' without 'finish': the connection went before the answer was flushed whole. Node 22
-    // emits 'finish' for an answer cut off by a reset as well: there, the socket has failed.
-    if (!this.writableFinished || (socket.destroyed && socket.errored !== null)) clientGone?.(this);
+    if (!answeredWhole(this)) clientGone?.(this);
     runFinishers(this);
   };
   // Before Fastify's own listener, so that the response is watched before any hook asks to be told of its close.
