@@ -187,8 +187,11 @@ console.log(JSON.stringify([ok, sort(values), toString({ b: 1, a: 2 }), answer.s
 
 describe("the client package from a fresh clone, as its README's install lines say", { timeout: 240_000 }, () => {
   test('npm ci, then npm pack ./packages/client builds it; installed in a project outside, it answers', async (t) => {
-    const clone = join(work, 'clone');
-    const project = join(work, 'client-project');
+    // A folder of its own: the suite above removes `work` when it ends.
+    const own = mkdtempSync(join(tmpdir(), 'client-from-clone-'));
+    t.after(() => rmSync(own, { recursive: true, force: true }));
+    const clone = join(own, 'clone');
+    const project = join(own, 'client-project');
     // A fresh clone's files: those git tracks, as they are in this work tree; no dist/, no node_modules.
     const { stdout: tracked } = await run('git', ['ls-files', '-z'], { cwd: root, maxBuffer: 16 << 20 });
     mkdirSync(clone);
