@@ -123,13 +123,9 @@ export async function steadyLoad(load: Load, rate: number, pin: readonly string[
 
 /** What wrk2 printed with --latency, at the arrival rate it was given. */
 export function parseWrk2(stdout: string, rate: number): SteadyResult {
-  const at = (percentile: string): number => {
-    const match = new RegExp(`^\\s*${percentile.replace('.', '\\.')}%\\s+([\\d.]+)(us|ms|s|m)\\s*$`, 'm').exec(stdout);
-    if (!match) throw new Error(`wrk2 printed no ${percentile}th percentile:\n${stdout}`);
-    return Number(match[1]) * (UNIT_MS[match[2] as string] as number);
-  };
-  // Its summary lines are wrk's; its percentiles are written 50.000% where wrk writes 50%.
-  const { requests, requestsPerSecond, errors, non2xx } = parseWrk(stdout.replace(/^\s*50\.000%/m, '    50%').replace(/^\s*99\.000%/m, '    99%'));
+  const { requests, requestsPerSecond, errors, non2xx } = wrkSummary(stdout);
+  // Its percentiles are written 50.000% where wrk writes 50%, and 100.000% has no leading space.
+  const at = (percentile: string) => wrkDuration(stdout, percentile, 'wrk2');
   return {
     rate,
     requestsPerSecond,
@@ -172,13 +168,14 @@ async function autocannonLoad(load: Load): Promise<LoadResult> {
 
 const UNIT_MS: Record<string, number> = { us: 0.001, ms: 1, s: 1000, m: 60_000 };
 
-function wrkDuration(stdout: string, percentile: string): number {
-  const match = new RegExp(`^\\s+${percentile}%\\s+([\\d.]+)(us|ms|s|m)\\s*$`, 'm').exec(stdout);
-  if (!match) throw new Error(`wrk printed no ${percentile}th percentile:\n${stdout}`);
+function wrkDuration(stdout: string, percentile: string, tool = 'wrk'): number {
+  const match = new RegExp(`^\\s*${percentile.replace('.', '\\.')}%\\s+([\\d.]+)(us|ms|s|m)\\s*$`, 'm').exec(stdout);
+  if (!match) throw new Error(`${tool} printed no ${percentile}th percentile:\n${stdout}`);
   return Number(match[1]) * (UNIT_MS[match[2] as string] as number);
 }
 
-export function parseWrk(stdout: string): LoadResult {
+/** The lines wrk and wrk2 print alike: requests, req/s, socket errors, non-2xx answers and bytes read. */
+function wrkSummary(stdout: string): Omit<LoadResult, 'p50Ms' | 'p99Ms'> {
   const requests = Number(/^\s*(\d+) requests in/m.exec(stdout)?.[1] ?? NaN);
   const requestsPerSecond = Number(/^Requests\/sec:\s+([\d.]+)/m.exec(stdout)?.[1] ?? NaN);
   const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(stdout);
@@ -188,6 +185,11 @@ export function parseWrk(stdout: string): LoadResult {
   // wrk's units are binary: 1.50MB is 1.5 × 2^20 bytes.
   const read = /requests in [\d.]+\w+, ([\d.]+)([KMGT]?B) read/.exec(stdout);
   const bytesRead = read === null ? undefined : Number(read[1]) * 1024 ** 'BKMGT'.indexOf((read[2] as string).charAt(0));
+  return { requests, requestsPerSecond, errors, non2xx, ...(bytesRead === undefined ? {} : { bytesRead }) };
+}
+
+export function parseWrk(stdout: string): LoadResult {
+  const { requests, requestsPerSecond, errors, non2xx, bytesRead } = wrkSummary(stdout);
   return {
     requests,
     requestsPerSecond,
