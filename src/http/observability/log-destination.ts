@@ -14,16 +14,54 @@ export const LOG_BUFFER_BYTES = 65_536;
 // sonic-boom waits 100 ms before each retry of a write to a full pipe: at exit, a second in all.
 const EXIT_WRITE_RETRIES = 10;
 
-// sonic-boom's own fields, missing from its type declarations: what it holds but has not written.
-type Destination = InstanceType<typeof SonicBoom> & { readonly destroyed: boolean; readonly _bufs: string[]; readonly _writingBuf: string };
+/** What pino writes to: sonic-boom behind a count of the lines it holds. */
+export interface LogDestination {
+  write(line: string): boolean;
+  flush(): void;
+  flushSync(): void;
+}
 
-const destinations = new Map<string, Destination>();
+const destinations = new Map<string, LogDestination>();
 let dropped = 0;
 
-function linesIn(text: string): number {
-  let lines = 0;
-  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) lines++;
-  return lines;
+/**
+ * The byte lengths of the lines handed to sonic-boom and not yet written, oldest first, kept
+ * from its public events ('write' gives the bytes written, 'drop' a line it refused): what a
+ * standard output that fails for good leaves unwritten.
+ */
+class HeldLines {
+  private readonly lengths: number[] = [];
+  private first = 0;
+  // Bytes of the oldest held line already written (sonic-boom writes whole lines, but a pipe may take part of one).
+  private partial = 0;
+  /** Bytes held, less the part of the oldest line already written. */
+  bytes = 0;
+
+  add(bytes: number): void {
+    this.lengths.push(bytes);
+    this.bytes += bytes;
+  }
+
+  written(bytes: number): void {
+    this.bytes -= bytes;
+    let left = this.partial + bytes;
+    while (this.first < this.lengths.length && left >= (this.lengths[this.first] as number)) left -= this.lengths[this.first++] as number;
+    this.partial = left;
+    if (this.first > 1024 && this.first * 2 > this.lengths.length) {
+      this.lengths.splice(0, this.first);
+      this.first = 0;
+    }
+  }
+
+  /** Lines not written whole: counted once, then forgotten. */
+  takeCount(): number {
+    const count = this.lengths.length - this.first;
+    this.lengths.length = 0;
+    this.first = 0;
+    this.partial = 0;
+    this.bytes = 0;
+    return count;
+  }
 }
 
 /**
@@ -61,38 +99,64 @@ function nonBlockingStdout(): number {
  * @example
  * const logger = pino({ level: 'info' }, logDestination(250, 8 * 1024 * 1024));
  */
-export function logDestination(flushMs: number, backlogBytes: number): Destination {
+export function logDestination(flushMs: number, backlogBytes: number): LogDestination {
   const key = `${flushMs}/${backlogBytes}`;
   const made = destinations.get(key);
   if (made !== undefined) return made;
   let exiting = false;
   let exitRetries = 0;
-  const destination = new SonicBoom({
+  const boom = new SonicBoom({
     fd: nonBlockingStdout(),
     sync: false,
     minLength: flushMs > 0 ? LOG_BUFFER_BYTES : 0,
     // Each write takes at most this much, in whole lines; it must be above minLength.
     maxWrite: 4 * LOG_BUFFER_BYTES,
     maxLength: backlogBytes,
-    retryEAGAIN: () => !exiting || ++exitRetries <= EXIT_WRITE_RETRIES,
-  }) as Destination;
+    retryEAGAIN: (_error: Error, writing: number, remaining: number) => {
+      if (!exiting || ++exitRetries <= EXIT_WRITE_RETRIES) return true;
+      // Given up: flushSync may have written part of what it held, which no 'write' event reports.
+      held.written(held.bytes - (writing + remaining));
+      return false;
+    },
+  });
+  const held = new HeldLines();
+  let refused = false;
   let gone = false;
+  let closed = false;
   const giveUp = () => {
     if (gone) return;
     gone = true;
-    dropped += linesIn(destination._writingBuf) + destination._bufs.reduce((sum, text) => sum + linesIn(text), 0);
-    destination.write = () => (dropped++, true);
-    destination.flush = () => undefined;
-    destination.flushSync = () => undefined;
+    dropped += held.takeCount();
   };
-  destination.on('drop', () => dropped++);
+  boom.on('write', (bytes: number) => held.written(bytes));
+  boom.on('drop', () => {
+    dropped++;
+    refused = true;
+  });
   // EPIPE above all; any other error of standard output leaves sonic-boom as unable to write.
-  destination.on('error', giveUp);
+  boom.on('error', giveUp);
+  boom.on('close', () => (closed = true));
+  const destination: LogDestination = {
+    write(line) {
+      if (gone) return (dropped++, true);
+      refused = false;
+      const wantsMore = boom.write(line);
+      // sonic-boom emits 'drop' from within write() for a line beyond maxLength, which it does not hold.
+      if (!refused) held.add(Buffer.byteLength(line));
+      return wantsMore;
+    },
+    flush: () => {
+      if (!gone) boom.flush();
+    },
+    flushSync: () => {
+      if (!gone) boom.flushSync();
+    },
+  };
   process.on('exit', () => {
     exiting = true;
-    if (gone || destination.destroyed) return;
+    if (gone || closed) return;
     try {
-      destination.flushSync();
+      boom.flushSync();
     } catch {
       giveUp();
     }
