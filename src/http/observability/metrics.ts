@@ -1,5 +1,6 @@
 import cluster from 'node:cluster';
 import { Counter, Gauge, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
+import { RequestDurations } from './request-durations.js';
 import { answerPrimaryCollections, askPrimaryForClusterMetrics } from './cluster-metrics.js';
 
 /**
@@ -72,88 +73,6 @@ export interface HttpMetrics {
   readonly contentType: string;
 }
 
-const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
-
-/** The first bucket whose bound holds `seconds`, or -1 above the last (prom-client's `findBound`). */
-function bucketOf(seconds: number): number {
-  for (let i = 0; i < DURATION_BUCKETS.length; i++) if (seconds <= (DURATION_BUCKETS[i] as number)) return i;
-  return -1;
-}
-
-/** One label set of the request metrics: its count, its latencies' sum and its histogram, updated in place. */
-class RequestCell {
-  count = 0;
-  sum = 0;
-  /** Per bucket, not cumulative; a latency above the last bound is in `count` alone (`+Inf`). */
-  readonly buckets = new Float64Array(DURATION_BUCKETS.length);
-  constructor(readonly labels: Readonly<{ method: string; route: string; status: number }>) {}
-}
-
-/**
- * The request metrics' cells, found by their labels' values through nested maps: a request
- * updates numbers, and the labels are resolved (hashed, validated, made into objects) only when
- * `/metrics` is scraped. prom-client resolves them at every `inc` and `observe`, and its `inc`
- * also copies every label set's value into a new array.
- */
-class RequestCells {
-  readonly all: RequestCell[] = [];
-  private readonly byRoute = new Map<string, Map<number, Map<string, RequestCell>>>();
-
-  cell(method: string, route: string, status: number): RequestCell {
-    let byStatus = this.byRoute.get(route);
-    if (byStatus === undefined) this.byRoute.set(route, (byStatus = new Map<number, Map<string, RequestCell>>()));
-    let byMethod = byStatus.get(status);
-    if (byMethod === undefined) byStatus.set(status, (byMethod = new Map<string, RequestCell>()));
-    let cell = byMethod.get(method);
-    if (cell === undefined) {
-      byMethod.set(method, (cell = new RequestCell({ method, route, status })));
-      this.all.push(cell);
-    }
-    return cell;
-  }
-}
-
-/**
- * `http_request_duration_seconds` from the cells, as prom-client's own Histogram writes it (its
- * `getForPromString` and `get`, the shape its Registry and AggregatorRegistry read).
- */
-function durationHistogram(cells: RequestCells): Metric {
-  const name = 'http_request_duration_seconds';
-  const help = 'Time from request to response';
-  const values = () =>
-    cells.all.flatMap((cell) => {
-      let cumulative = 0;
-      return [
-        ...DURATION_BUCKETS.map((le, i) => ({
-          labels: { le },
-          sharedLabels: cell.labels,
-          value: (cumulative += cell.buckets[i] as number),
-          metricName: `${name}_bucket`,
-        })),
-        { labels: { le: '+Inf' }, sharedLabels: cell.labels, value: cell.count, metricName: `${name}_bucket` },
-        { labels: {}, sharedLabels: cell.labels, value: cell.sum, metricName: `${name}_sum` },
-        { labels: {}, sharedLabels: cell.labels, value: cell.count, metricName: `${name}_count` },
-      ];
-    });
-  const metric = {
-    name,
-    help,
-    type: 'histogram',
-    aggregator: 'sum',
-    getForPromString: () => Promise.resolve({ name, help, type: 'histogram', aggregator: 'sum', values: values() }),
-    get: () =>
-      Promise.resolve({
-        name,
-        help,
-        type: 'histogram',
-        aggregator: 'sum',
-        values: values().map(({ labels, sharedLabels, value, metricName }) => ({ labels: { ...labels, ...sharedLabels }, value, metricName })),
-      }),
-    reset: () => undefined,
-  };
-  return metric as unknown as Metric;
-}
-
 /**
  * The request and operation metrics of one app, with the process's own.
  *
@@ -162,7 +81,7 @@ function durationHistogram(cells: RequestCells): Metric {
  */
 export function createHttpMetrics(): HttpMetrics {
   const registry = new Registry();
-  const cells = new RequestCells();
+  const durations = new RequestDurations();
   new Counter({
     name: 'http_requests_total',
     help: 'HTTP requests answered',
@@ -170,10 +89,10 @@ export function createHttpMetrics(): HttpMetrics {
     registers: [registry],
     collect() {
       this.reset();
-      for (const cell of cells.all) this.inc(cell.labels, cell.count);
+      for (const cell of durations.cells) this.inc(cell.labels, cell.count);
     },
   });
-  registry.registerMetric(durationHistogram(cells));
+  registry.registerMetric(durations.metric);
   // operation → status → how many: labels resolved at the scrape, as for the cells above.
   type OperationCount = { readonly labels: { operation: string; status: string }; n: number };
   const operationCounts = new Map<string, Map<string, OperationCount>>();
@@ -199,13 +118,7 @@ export function createHttpMetrics(): HttpMetrics {
   return {
     contentType: registry.contentType,
     register: (metric) => registry.registerMetric(metric),
-    observe(method, route, status, seconds) {
-      const cell = cells.cell(method, route ?? UNMATCHED_ROUTE, status);
-      cell.count++;
-      cell.sum += seconds;
-      const bucket = bucketOf(seconds);
-      if (bucket >= 0) cell.buckets[bucket] = (cell.buckets[bucket] ?? 0) + 1;
-    },
+    observe: (method, route, status, seconds) => durations.observe(method, route ?? UNMATCHED_ROUTE, status, seconds),
     countOperation(operation, answered, n = 1) {
       // A batch's tally gives the status as text, a single request as a number: one label value either way.
       const status = String(answered);
