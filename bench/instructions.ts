@@ -32,7 +32,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { execFileSync } from 'node:child_process';
 import { scenarios, type Scenario } from './scenarios.js';
-import { TARGETS, type TargetName } from './targets.js';
+import { entryOf, TARGETS, type TargetName } from './targets.js';
 import { leastOf, verdicts } from './instruction-check.js';
 import { mixedRequests, WARM_UP_PASSES } from './warm-up.js';
 
@@ -213,7 +213,7 @@ async function measure(name: TargetName, which: readonly Scenario[] = chosen): P
   const nodeFlags = [...flags['node-flag'], ...(flags.functions ? ['--perf-basic-prof'] : [])];
   const child = spawn(
     'valgrind',
-    ['--tool=callgrind', '--separate-threads=yes', `--callgrind-out-file=${join(dir, 'cg.out')}`, process.execPath, ...nodeFlags, target.entry],
+    ['--tool=callgrind', '--separate-threads=yes', `--callgrind-out-file=${join(dir, 'cg.out')}`, process.execPath, ...nodeFlags, entryOf(name)],
     {
       // HOST is the target's listening address too: valgrind reads it first, so vgdb gets the same.
       env: { ...process.env, ...VGDB_ENV, ...target.env, ...tracing, PORT: '0', HOST: '127.0.0.1', ...extraEnv },

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { closeSync, openSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
 
@@ -19,19 +19,19 @@ export type TargetName =
   | 'express';
 
 /** Each target is its own process, started with plain `node` on a free port; a traced one exports its spans to the bench's OTLP receiver. */
-export const TARGETS: Record<TargetName, { entry: string; env: Record<string, string>; traced?: true }> = {
+export const TARGETS: Record<TargetName, { entry: string; env: Record<string, string>; traced?: true; before?: true }> = {
   // The built service as `npm start` runs it: production defaults (LOG_LEVEL=info, ACCESS_LOG=minimal,
   // security headers, CORS, metrics, memory admission); only the drain delay is cut, so that it stops at once.
   service: { entry: join(root, 'dist/main.js'), env: { WORKERS: '1', DRAIN_DELAY_MS: '0' } },
   // Another build of the service, for an A/B in one run: the checkout named by BENCH_BEFORE (`npm run bench -- --before DIR`), built there.
-  'service-before': { entry: join(process.env.BENCH_BEFORE ?? root, 'dist/main.js'), env: { WORKERS: '1', DRAIN_DELAY_MS: '0' } },
+  'service-before': { entry: join(root, 'dist/main.js'), env: { WORKERS: '1', DRAIN_DELAY_MS: '0' }, before: true },
   // The same with every request logged, as before ACCESS_LOG existed.
   'service-logged': { entry: join(root, 'dist/main.js'), env: { WORKERS: '1', DRAIN_DELAY_MS: '0', ACCESS_LOG: 'all' } },
   // The service with OpenTelemetry tracing on, every request's span recorded and exported (OTLP/HTTP, the
   // SDK's default protobuf encoding and batching) to the receiver the bench starts (startReceiver).
   'service-traced': { entry: join(root, 'dist/main.js'), env: { WORKERS: '1', DRAIN_DELAY_MS: '0' }, traced: true },
   // The same for the checkout named by BENCH_BEFORE: tracing's own A/B in one run.
-  'service-traced-before': { entry: join(process.env.BENCH_BEFORE ?? root, 'dist/main.js'), env: { WORKERS: '1', DRAIN_DELAY_MS: '0' }, traced: true },
+  'service-traced-before': { entry: join(root, 'dist/main.js'), env: { WORKERS: '1', DRAIN_DELAY_MS: '0' }, traced: true, before: true },
   // The same with every request sampled out (`always_off`): what tracing configured costs a request it does not record.
   'service-unsampled': {
     entry: join(root, 'dist/main.js'),
@@ -45,6 +45,18 @@ export const TARGETS: Record<TargetName, { entry: string; env: Record<string, st
   'fastify-logger': { entry: join(root, 'bench/fastify-floor/server.mjs'), env: { FASTIFY_LOGGER: '1' } },
   express: { entry: join(root, 'bench/express/server.mjs'), env: { NODE_ENV: 'production' } },
 };
+
+/**
+ * The file a target runs: for a `-before` target, the same file in the checkout BENCH_BEFORE names,
+ * read when it starts (this module's TARGETS is built before run.ts has read its flags).
+ */
+export function entryOf(name: TargetName): string {
+  const target = TARGETS[name];
+  if (target.before !== true) return target.entry;
+  const before = process.env.BENCH_BEFORE;
+  if (before === undefined) throw new Error(`${name} runs another checkout's build: name it with --before DIR`);
+  return join(before, relative(root, target.entry));
+}
 
 export interface RunningTarget {
   readonly name: TargetName;
@@ -71,7 +83,7 @@ export async function startTarget(
     if (collector === undefined) throw new Error(`${name} exports spans: start the OTLP receiver first (startReceiver)`);
     tracing = { OTEL_EXPORTER_OTLP_ENDPOINT: collector };
   }
-  const started = await startProcess(name, pin, [process.execPath, ...nodeFlags, target.entry], workDir, { ...target.env, ...tracing, ...env });
+  const started = await startProcess(name, pin, [process.execPath, ...nodeFlags, entryOf(name)], workDir, { ...target.env, ...tracing, ...env });
   return { name, ...started };
 }
 
