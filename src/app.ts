@@ -1,10 +1,7 @@
-import { availableParallelism } from 'node:os';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { DEFAULT_CONFIG, formatBytes, SETTINGS, workerCount, type Config } from './config.js';
-import { detectMemoryLimit, processShare } from './http/memory/memory-limit.js';
+import { DEFAULT_CONFIG, type Config } from './config.js';
 import { budgetMetrics, memoryAdmission } from './http/memory/admission.js';
-import { MemoryBudget } from './http/memory/budget.js';
-import { createOffloadPool, type OffloadPool } from './http/memory/offload-pool.js';
+import { memorySetup, type MemorySetup } from './http/memory/memory-setup.js';
 import { AJV_CUSTOM_OPTIONS } from './engine/validation.js';
 import { answerOtherMethods, recordRoutes } from './http/protocol/allowed-methods.js';
 import { jsonBodyParser } from './http/protocol/json-body.js';
@@ -16,18 +13,18 @@ import { problemOf } from './operations/problem.js';
 import { problemErrorHandler, sendProblem, toProblem, writeClientError } from './http/problem-responses.js';
 import { legacyRoutes } from './http/operations/legacy-routes.js';
 import { operationRoutes } from './http/operations/routes.js';
-import { batchRoutes } from './http/operations/batch-routes.js';
+import { batchRoute } from './http/operations/batch-route.js';
+import { streamRoute } from './http/operations/stream-route.js';
 import { connections } from './http/protocol/drain.js';
 import { counterOf, createHttpMetrics, type HttpMetrics } from './http/observability/metrics.js';
 import { accessLog, requestIdOf } from './http/observability/access-log.js';
 import { createLifecycle, registerProbes, type Lifecycle } from './http/observability/probes.js';
 import { API_HEADERS, protection } from './http/protocol/protection.js';
 import { allowOrigins, fixedCorsHeaders, responseHeaders } from './http/protocol/response-headers.js';
-import { logDestination, droppedLogLines } from './http/observability/log-destination.js';
+import { droppedLogLines } from './http/observability/log-destination.js';
+import { loggerFor } from './http/observability/service-logger.js';
 import { lazyRequestLogger } from './http/observability/request-logger.js';
 import type { Tracing } from './http/observability/tracing.js';
-
-const env = { memoryLimit: SETTINGS.memoryLimit.env, workers: SETTINGS.workers.env, poolThreads: SETTINGS.poolThreads.env } as const;
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -38,58 +35,6 @@ declare module 'fastify' {
     /** What `/metrics` serves: on this app, or with ADMIN_PORT on the admin app (server/listen.ts). */
     metrics: HttpMetrics;
   }
-}
-
-export interface MemorySetup {
-  /** This process's share of MEMORY_LIMIT. */
-  readonly limit: number;
-  readonly source: 'MEMORY_LIMIT' | 'cgroup' | 'machine';
-  readonly budget: MemoryBudget;
-  readonly pool: OffloadPool;
-  /** One line for the startup log. */
-  describe(): string;
-}
-
-// A worker thread's own memory before it does anything (a V8 isolate and Node's bootstrap), measured with an idle pool.
-const THREAD_BASE_BYTES = 24 * 1024 * 1024;
-// Left unreserved: the event loop's own garbage between collections, allocator slack.
-const HEADROOM = 0.1;
-// Large requests leave this much of the budget to small ones, so that those are answered while large ones run.
-const SMALL_REQUEST_SHARE = 0.1;
-const MIB = 1024 * 1024;
-
-/**
- * The memory budget of this process: its share of MEMORY_LIMIT (docs/behaviour.md §3), less
- * what the process already uses, its pool threads, its log backlog and some headroom. Throws
- * naming MEMORY_LIMIT when nothing would be left for requests.
- */
-function memorySetup(config: Config, fixedCapacity: number | undefined): MemorySetup {
-  const detected = config.memoryLimit === 'auto' ? detectMemoryLimit() : undefined;
-  const limit = processShare(detected?.bytes ?? (config.memoryLimit as number), workerCount(config));
-  const threads = config.poolThreads === 'auto' ? Math.max(1, Math.floor(availableParallelism() / workerCount(config)) - 1) : config.poolThreads;
-  // The log lines that may wait for a slow standard output (LOG_BACKLOG_BYTES) are memory requests cannot have.
-  const logBacklog = config.logFormat === 'json' ? config.logBacklogBytes : 0;
-  const used = process.memoryUsage().rss + threads * THREAD_BASE_BYTES + logBacklog;
-  const capacity = fixedCapacity ?? Math.floor((limit - used) * (1 - HEADROOM));
-  if (capacity < 32 * MIB) {
-    throw new RangeError(
-      `${env.memoryLimit} leaves ${formatBytes(Math.max(0, capacity))} for requests: this process's share is ${formatBytes(limit)} and it uses ${formatBytes(used)} before any request. Raise ${env.memoryLimit} or lower ${env.workers} or ${env.poolThreads}`,
-    );
-  }
-  const budget = new MemoryBudget(capacity, Math.floor(capacity * SMALL_REQUEST_SHARE));
-  const heapMb = Math.min(4096, Math.max(64, Math.ceil(budget.ceiling(true) / MIB)));
-  // Every limit an operation, a batch or a stream reads is a setting (config.ts): they go as the configuration.
-  const pool = createOffloadPool({ threads, heapMb, limits: config });
-  const source = detected === undefined ? 'MEMORY_LIMIT' : detected.source;
-  return {
-    limit,
-    source,
-    budget,
-    pool,
-    describe: () =>
-      `${formatBytes(limit)} (${source === 'MEMORY_LIMIT' ? env.memoryLimit : `${env.memoryLimit}=auto: the ${source}'s`}${workerCount(config) > 1 ? ", this worker's share" : ''}), ` +
-      `${formatBytes(capacity)} of it for requests; bodies over ${formatBytes(config.offloadBodyBytes)} go to ${threads} worker thread${threads === 1 ? '' : 's'} of ${heapMb} MiB heap`,
-  };
 }
 
 const CONNECTIONS_CHECKING_INTERVAL_MS = 1000;
@@ -103,25 +48,6 @@ export interface BuildOptions {
   readonly memoryCapacity?: number;
   /** OpenTelemetry's span per request (http/observability/tracing.ts), when tracing is on. */
   readonly tracing?: Pick<Tracing, 'requests'>;
-}
-
-/**
- * The text Fastify's own "listening" line is given (`listen`'s `listenTextResolver`): the logger
- * drops it, because the runner writes the one listening line, with the docs URL in it.
- */
-export const FRAMEWORK_LISTENING_TEXT = 'fastify: server listening';
-
-/** pino's hooks for every logger of the service (the cluster's primary's too): Fastify's listening line goes. */
-export const LOG_HOOKS = {
-  logMethod(this: unknown, args: unknown[], method: (...args: unknown[]) => void) {
-    if (args[0] !== FRAMEWORK_LISTENING_TEXT) method.apply(this, args);
-  },
-};
-
-function loggerFor(config: Config): FastifyServerOptions['logger'] {
-  const base = { level: config.logLevel, hooks: LOG_HOOKS } as const;
-  if (config.logFormat === 'pretty') return { ...base, transport: { target: 'pino-pretty' } };
-  return { ...base, stream: logDestination(config.logFlushMs, config.logBacklogBytes) };
 }
 
 /**
@@ -221,7 +147,8 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
   if (config.adminPort === 'off') registerProbes(app, { ready: () => lifecycle.ready, metrics });
   const answering = { limits: config, offloadBodyBytes: config.offloadBodyBytes, pool: memory.pool };
   await app.register(operationRoutes, { prefix, ...answering });
-  await app.register(batchRoutes, { prefix, ...answering, stopping: lifecycle.stopping });
+  await app.register(batchRoute, { prefix, ...answering });
+  await app.register(streamRoute, { prefix, ...answering, stopping: lifecycle.stopping });
   if (config.legacyRoutes === 'on') {
     await app.register(legacyRoutes, {
       ...answering,

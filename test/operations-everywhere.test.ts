@@ -35,7 +35,7 @@ test('every declared operation is a route and an operation of the OpenAPI docume
       `${operationId}: not in the OpenAPI document as ${method} ${openApiPath}`,
     );
   }
-  // Besides them, the batch and the stream, which carry many of them (batch-routes.ts).
+  // Besides them, the batch and the stream, which carry many of them (batch-route.ts, stream-route.ts).
   assert.deepEqual(documented.map((entry) => entry.operationId).sort(), [...expected.map((entry) => entry.operationId), 'batch', 'stream'].sort());
 });
 

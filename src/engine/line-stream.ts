@@ -7,7 +7,7 @@ import { fieldProblem, ProblemError, problemOf } from '../operations/problem.js'
 import { LIMIT_TEXTS } from '../operations/limit-texts.js';
 
 /**
- * The NDJSON stream's lines (`POST /api/stream`, routed in http/operations/batch-routes.ts): bytes in as they
+ * The NDJSON stream's lines (`POST /api/stream`, routed in http/operations/stream-route.ts): bytes in as they
  * arrive, one answer line out per line in, in order. A line is an item of a batch
  * (items.ts), its own JSON document, so its pointers are rooted at the line. Framework-free:
  * the route, the CLI (`--lines`) and the tests use it alike.

@@ -4,7 +4,7 @@ import type { Config } from '../config.js';
 import { detectMemoryLimit, processShare } from '../http/memory/memory-limit.js';
 import { clusterMetrics } from '../http/observability/cluster-metrics.js';
 import { logDestination } from '../http/observability/log-destination.js';
-import { LOG_HOOKS } from '../app.js';
+import { LOG_HOOKS } from '../http/observability/service-logger.js';
 import { EXIT_CANNOT_LISTEN, LISTENING, SIGNALS, STOP } from './cluster-messages.js';
 import { announce, serveAdmin } from './listen.js';
 

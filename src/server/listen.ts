@@ -4,7 +4,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { formatBytes, SETTINGS, type Config } from '../config.js';
 import { buildAdminApp, type ProbeSources } from '../http/observability/probes.js';
 import { DOCS_PATH } from '../http/operations/openapi.js';
-import { FRAMEWORK_LISTENING_TEXT } from '../app.js';
+import { FRAMEWORK_LISTENING_TEXT } from '../http/observability/service-logger.js';
 import { EXIT_CANNOT_LISTEN } from './cluster-messages.js';
 
 const MIB = 1024 * 1024;

@@ -2,7 +2,7 @@ import type { Socket } from 'node:net';
 
 /**
  * Node checks REQUEST_TIMEOUT_MS (the time to receive a whole request) for the whole server, and
- * a stream's body may rightly take hours: it has timeouts of its own (operations/batch-routes.ts).
+ * a stream's body may rightly take hours: it has timeouts of its own (operations/stream-route.ts).
  * While such a request runs, its socket is here, and the client-error handler (problem.ts)
  * ignores Node's request timeout for it.
  */

@@ -2,16 +2,12 @@ import { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyPluginAsync } from 'fastify';
-import { Type, type TSchema } from 'typebox';
-import { CURRENT_OPERATION_IDS } from '../../operations/index.js';
-import { answerText, itemSchema } from '../../engine/items.js';
+import { answerText } from '../../engine/items.js';
 import { problemOutcome } from '../../engine/run.js';
-import { answerBatch, type BatchLimits } from '../../engine/batch.js';
 import { LineAnswerer, type StreamLimits } from '../../engine/line-stream.js';
-import { codingHeaders, documentedRequest, jsonResponse, ProblemSchema, problemResponses } from './schemas.js';
+import { codingHeaders, documentedRequest, problemResponses } from './schemas.js';
 import type { Answering } from './routes.js';
-import { COSTLIEST_BYTES_PER_BYTE, streamPeakBytes } from '../memory/estimates.js';
-import { JSON_CONTENT_TYPE } from '../protocol/json-body.js';
+import { streamPeakBytes } from '../memory/estimates.js';
 import { exemptFromRequestTimeout } from '../protocol/request-timeout.js';
 import { FLUSH_EACH_WRITE } from '../protocol/answer-coding.js';
 import { problemOf, ProblemError, type Problem } from '../../operations/problem.js';
@@ -19,13 +15,12 @@ import { LIMIT_TEXTS } from '../../operations/limit-texts.js';
 import { SETTINGS } from '../../config.js';
 
 /**
- * Many operations in one request, through the operation table like every single endpoint:
- * `POST /batch` (JSON in, JSON out) and `POST /stream` (NDJSON in, NDJSON out, answered as the
- * lines arrive). Both are admitted by memory like any body (memory/admission.ts): a batch by its
- * estimated peak, a stream by a fixed reservation for as long as it runs.
+ * `POST /stream`: NDJSON in, NDJSON out, each line an operation as in a batch (batch-route.ts),
+ * answered as the lines arrive, and ended cleanly by shutdown. It is admitted by memory
+ * (memory/admission.ts) with a fixed reservation for as long as it runs.
  */
 
-export interface ManyLimits extends BatchLimits, StreamLimits {
+export interface StreamRouteLimits extends StreamLimits {
   readonly streamIdleTimeoutMs: number;
   readonly streamTimeoutMs: number;
 }
@@ -39,77 +34,11 @@ interface ShutdownProblem extends Problem {
   readonly answered: number;
   readonly retryAfter: number;
 }
-const ITEM_SCHEMAS = CURRENT_OPERATION_IDS.map(itemSchema);
-const ItemSchema = { anyOf: ITEM_SCHEMAS, description: 'An operation: its name in `operation`, beside the fields of its single endpoint’s body' };
-
-const AnswerSchema = {
-  anyOf: [
-    Type.Object({ status: Type.Literal(200), result: Type.Unknown({ description: 'What the single endpoint answers with 200' }) }),
-    Type.Object({ status: Type.Integer({ description: 'The status the single endpoint would answer' }), problem: ProblemSchema }),
-  ],
-  description: 'The answer to one operation: what its single endpoint answers with 200, or its problem',
-} as unknown as TSchema;
-
-const BatchBodySchema = {
-  type: 'object',
-  properties: {
-    operations: {
-      type: 'array',
-      items: ItemSchema,
-      description: `The operations, answered in this order; at most ${SETTINGS.batchMaxOperations.env} (${SETTINGS.batchMaxOperations.default} by default)`,
-    },
-  },
-  required: ['operations'],
-  'x-examples': {
-    mixed: {
-      summary: 'Several operations, one of them wrong',
-      value: {
-        operations: [
-          { operation: 'isEven', input: 4 },
-          { operation: 'sort', input: [3, 1, 2], order: 'desc' },
-          { operation: 'isOdd', input: 'x' },
-          { operation: 'stringSplit', input: { string: 'a,b', seperator: ',' } },
-        ],
-      },
-    },
-  },
-} as unknown as TSchema;
-
-const BatchAnswerSchema = Type.Object({ answers: Type.Array(AnswerSchema, { description: 'One per operation, in order' }) });
-
 const STREAM_EXAMPLE = '{"operation":"isEven","input":4}\n{"operation":"isOdd","input":"x"}\n';
 
-/** The batch and the stream routes, under the prefix they are registered with. */
-export const batchRoutes: FastifyPluginAsync<Answering & { readonly limits: ManyLimits; readonly stopping: AbortSignal }> = async (app, answering) => {
+/** The stream route, under the prefix it is registered with; `stopping` aborts when shutdown begins. */
+export const streamRoute: FastifyPluginAsync<Answering & { readonly limits: StreamRouteLimits; readonly stopping: AbortSignal }> = async (app, answering) => {
   const { limits } = answering;
-  app.post(
-    '/batch',
-    {
-      config: { memory: { perByte: COSTLIEST_BYTES_PER_BYTE }, ...documentedRequest({ body: BatchBodySchema, headers: codingHeaders(true) }) },
-      schema: {
-        operationId: 'batch',
-        summary: 'Answer many operations in one request',
-        description:
-          'Each operation is answered as its single endpoint would answer it, in order; a bad one gets its problem in its place ' +
-          '(the single endpoint’s words, its pointers rooted at `/operations/N`) and never fails the others. Only a batch that is itself wrong is refused as a whole.',
-        tags: ['batch'],
-        response: { 200: jsonResponse('The answers, in the order of the operations', BatchAnswerSchema), ...problemResponses(400, 413, 415, 429, 500, 503) },
-      },
-    },
-    async (request, reply) => {
-      // No body at all is an empty one: "The request body is empty; it must be …".
-      const bytes = (request.body as Buffer | undefined) ?? Buffer.alloc(0);
-      if (bytes.length > answering.offloadBodyBytes) {
-        const { json, tally } = await answering.pool.answer('batch', bytes);
-        request.operationTally = tally;
-        return reply.type(JSON_CONTENT_TYPE).send(json);
-      }
-      const { text, tally } = answerBatch(bytes, limits);
-      request.operationTally = tally;
-      return reply.type(JSON_CONTENT_TYPE).send(text);
-    },
-  );
-
   await app.register(async (scope) => {
     // Only NDJSON here, read as it arrives; JSON is the batch's.
     scope.removeAllContentTypeParsers();
@@ -178,7 +107,7 @@ async function* answerLines(
   body: Readable,
   response: ServerResponse,
   lines: LineAnswerer,
-  limits: ManyLimits,
+  limits: StreamRouteLimits,
   stopping: AbortSignal,
 ): AsyncGenerator<string> {
   const socket = request.socket;
