@@ -1,12 +1,13 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { DEFAULT_CONFIG, type Config } from './config.js';
 import { budgetMetrics, memoryAdmission } from './http/memory/admission.js';
-import { memorySetup, type MemorySetup } from './http/memory/memory-setup.js';
+import { memorySetup } from './http/memory/memory-setup.js';
 import { AJV_CUSTOM_OPTIONS } from './engine/validation.js';
 import { answerOtherMethods, recordRoutes } from './http/protocol/allowed-methods.js';
 import { jsonBodyParser } from './http/protocol/json-body.js';
 import { requestDecoding } from './http/protocol/content-coding.js';
 import { answerCoding } from './http/protocol/answer-coding.js';
+import { routeOptions } from './http/protocol/route-options.js';
 import { registerOpenApi } from './http/operations/openapi.js';
 import { DEFAULT_PREFIX } from './operations/index.js';
 import { problemOf } from './operations/problem.js';
@@ -16,26 +17,17 @@ import { operationRoutes } from './http/operations/routes.js';
 import { batchRoute } from './http/operations/batch-route.js';
 import { streamRoute } from './http/operations/stream-route.js';
 import { connections } from './http/protocol/drain.js';
-import { counterOf, createHttpMetrics, type HttpMetrics } from './http/observability/metrics.js';
+import { counterOf, createHttpMetrics } from './http/observability/metrics.js';
 import { accessLog, requestIdOf } from './http/observability/access-log.js';
-import { createLifecycle, registerProbes, type Lifecycle } from './http/observability/probes.js';
+import { createLifecycle, registerProbes } from './http/observability/probes.js';
 import { API_HEADERS, protection } from './http/protocol/protection.js';
 import { allowOrigins, fixedCorsHeaders, responseHeaders } from './http/protocol/response-headers.js';
 import { droppedLogLines } from './http/observability/log-destination.js';
 import { loggerFor } from './http/observability/service-logger.js';
 import { lazyRequestLogger } from './http/observability/request-logger.js';
 import type { Tracing } from './http/observability/tracing.js';
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** Set `ready` to false when shutdown begins: `/readyz` then answers 503. */
-    lifecycle: Lifecycle;
-    /** The memory budget and the pool that answers large bodies. */
-    memory: MemorySetup;
-    /** What `/metrics` serves: on this app, or with ADMIN_PORT on the admin app (server/listen.ts). */
-    metrics: HttpMetrics;
-  }
-}
+// The route config keys and decorations every plugin shares, declared once.
+import type {} from './http/decorations.js';
 
 const CONNECTIONS_CHECKING_INTERVAL_MS = 1000;
 
@@ -103,6 +95,8 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
   // The request's path, one named plugin a step, in the order their hooks run (README, Architecture);
   // each names those it needs before it, and Fastify refuses to start when one is missing.
   await app.register(connections, config);
+  // Filled by the batch and stream routes, read when the answer ends (access-log, tracing): decorated before both.
+  app.decorateRequest('operationTally', undefined);
   // Before any other hook, so that a request's span covers them all.
   if (options.tracing !== undefined) await app.register(options.tracing.requests);
   const lifecycle = createLifecycle();
@@ -123,9 +117,9 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
     always: { ...(config.securityHeaders === 'on' ? API_HEADERS : {}), ...fixedCors },
     // From the first moment of shutdown, responses ask clients to reconnect: new connections still
     // reach this process during the drain delay, and by the close few keep-alive ones are left.
-    shuttingDown: () => !lifecycle.ready || app.connections.isClosing(),
-    codesAnswers: config.compressMinBytes !== 'off',
+    shuttingDown: () => !lifecycle.ready,
   });
+  await app.register(routeOptions, { codesAnswers: config.compressMinBytes !== 'off' });
   await app.register(accessLog, { metrics, policy: config.accessLog, slowRequestMs: config.slowRequestMs });
   await app.register(answerCoding, { minBytes: config.compressMinBytes });
   await app.register(protection, config);

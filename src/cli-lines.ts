@@ -3,6 +3,7 @@ import { createInterface } from 'node:readline';
 import type { CommandForm } from './cli-commands.js';
 import { DEFAULT_CONFIG } from './config.js';
 import { LineAnswerer } from './engine/line-stream.js';
+import { tallied } from './engine/items.js';
 import { ClientError, createClient, ProblemError, StreamInterruptedError } from 'json-utility-client';
 
 type Flags = Record<string, string | boolean | undefined>;
@@ -35,7 +36,8 @@ async function write(text: string): Promise<void> {
 async function answerHere(items: AsyncIterable<string>): Promise<number> {
   const answerer = new LineAnswerer(DEFAULT_CONFIG);
   for await (const item of items) for (const piece of answerer.answers(Buffer.from(`${item}\n`))) await write(piece);
-  return Object.keys(answerer.tally).every((key) => key.endsWith(' 200')) ? 0 : 1;
+  for (const [, status] of tallied(answerer.tally)) if (status !== 200) return 1;
+  return 0;
 }
 
 /** The same through the client package (json-utility-client), from the service at `base`. */

@@ -147,22 +147,33 @@ export function answerText(answer: ItemAnswer): string {
 }
 
 /**
- * Operations answered, by operation and status, counted where they are answered (a worker thread,
- * the event loop) and added to `/metrics` by the request that carried them.
+ * Operations answered, by operation (`unknown` for an item naming none) and status, counted where
+ * they are answered (a worker thread, the event loop) and added to `/metrics` and the span by the
+ * request that carried them. Plain data: it comes back from a worker thread by structured clone.
  */
-export type Tally = Record<string, number>;
+export type Tally = { [operation in CurrentOperationId | 'unknown']?: { [status: number]: number } };
 
-/** Counts one answer in a tally, under `operation status` (an item naming no operation counts as `unknown`). */
+/**
+ * Counts one answer in a tally.
+ *
+ * @example
+ * const tally: Tally = {}; count(tally, { operation: 'isEven' }, 200); // tally: { isEven: { 200: 1 } }
+ */
 export function count(tally: Tally, item: unknown, status: number): void {
-  const name = isObject(item) && typeof item.operation === 'string' && CURRENT.has(item.operation) ? item.operation : 'unknown';
-  const key = keyOf(name, status);
-  tally[key] = (tally[key] ?? 0) + 1;
+  const name = isObject(item) && typeof item.operation === 'string' && CURRENT.has(item.operation) ? (item.operation as CurrentOperationId) : 'unknown';
+  const byStatus = (tally[name] ??= {});
+  byStatus[status] = (byStatus[status] ?? 0) + 1;
 }
 
-// The tally's keys, made once each: a stream counts every line.
-const KEYS = new Map<string, string[]>();
-function keyOf(name: string, status: number): string {
-  let byStatus = KEYS.get(name);
-  if (byStatus === undefined) KEYS.set(name, (byStatus = []));
-  return (byStatus[status] ??= `${name} ${status}`);
+/**
+ * Each operation and status of a tally with how many were answered.
+ *
+ * @example
+ * [...tallied({ isEven: { 200: 2, 400: 1 } })] //=> [['isEven', 200, 2], ['isEven', 400, 1]]
+ */
+export function* tallied(tally: Tally): Generator<[operation: CurrentOperationId | 'unknown', status: number, n: number]> {
+  for (const operation in tally) {
+    const byStatus = tally[operation as CurrentOperationId] as { [status: number]: number };
+    for (const status in byStatus) yield [operation as CurrentOperationId, Number(status), byStatus[status as unknown as number] as number];
+  }
 }

@@ -6,6 +6,11 @@ import { memoryAdmission } from '../../src/http/memory/admission.js';
 import { MemoryBudget } from '../../src/http/memory/budget.js';
 import { answerCoding } from '../../src/http/protocol/answer-coding.js';
 import { requestDecoding } from '../../src/http/protocol/content-coding.js';
+import { routeOptions } from '../../src/http/protocol/route-options.js';
+import { connections } from '../../src/http/protocol/drain.js';
+import { accessLog } from '../../src/http/observability/access-log.js';
+import { createHttpMetrics } from '../../src/http/observability/metrics.js';
+import { DEFAULT_CONFIG } from '../../src/config.js';
 
 const MIB = 1024 * 1024;
 const admissionOptions = {
@@ -18,12 +23,30 @@ const admissionOptions = {
 
 test('a step of the request path registered before one it needs: the app refuses to start, naming it', async () => {
   const app = Fastify();
+  await app.register(routeOptions, { codesAnswers: true });
   await app.register(answerCoding, { minBytes: 1024 });
   void app.register(memoryAdmission, admissionOptions);
   await assert.rejects(async () => app.ready(), /'connections' of plugin 'memory-admission'/);
   const decodingFirst = Fastify();
   void decodingFirst.register(requestDecoding, { bodyLimit: MIB });
   await assert.rejects(async () => decodingFirst.ready(), /'memory-admission' of plugin 'request-decoding'/);
+  const codingFirst = Fastify();
+  void codingFirst.register(answerCoding, { minBytes: 1024 });
+  await assert.rejects(async () => codingFirst.ready(), /'route-options' of plugin 'answer-coding'/);
+});
+
+test('a step that reads a request decoration nobody made: the app refuses to start, naming it', async () => {
+  // access-log reads the operation tally that buildApp decorates (src/app.ts) for the routes to fill.
+  const app = Fastify();
+  await app.register(connections, { ...DEFAULT_CONFIG });
+  void app.register(accessLog, { metrics: createHttpMetrics(), policy: { mode: 'minimal' }, slowRequestMs: 1000 });
+  await assert.rejects(async () => app.ready(), /operationTally/);
+  const decorated = Fastify();
+  await decorated.register(connections, { ...DEFAULT_CONFIG });
+  decorated.decorateRequest('operationTally', undefined);
+  await decorated.register(accessLog, { metrics: createHttpMetrics(), policy: { mode: 'minimal' }, slowRequestMs: 1000 });
+  await decorated.ready();
+  await decorated.close();
 });
 
 test('an admitted POST over a socket has one close listener, which releases its reservation', async (t) => {

@@ -2,10 +2,8 @@ import type { FastifyReply } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import fp from 'fastify-plugin';
 import { Counter, type Metric } from 'prom-client';
-import type { Tally } from '../../engine/items.js';
-import type { OperationId } from '../../operations/index.js';
 import { MemoryBudget, type Reservation } from './budget.js';
-import { estimatePeakBytes, type RouteMemory } from './estimates.js';
+import { estimatePeakBytes } from './estimates.js';
 import { ProblemError, problemOf } from '../../operations/problem.js';
 import { sendProblem } from '../problem-responses.js';
 import { LIMIT_TEXTS } from '../../operations/limit-texts.js';
@@ -14,23 +12,6 @@ import { counterOf, gaugeOf } from '../observability/metrics.js';
 import { bodyCodingOf } from '../protocol/content-coding.js';
 import { answerEncoderBytes } from '../protocol/answer-coding.js';
 import { whenResponseCloses } from '../protocol/drain.js';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The memory this request holds in the budget, from admission until its answer is written. */
-    reservation: Reservation | undefined;
-    /** The operations a batch or a stream answered, by operation and status, for `/metrics`. */
-    operationTally: Tally | undefined;
-  }
-  interface FastifyContextConfig {
-    /** What answering the route's body holds in the memory budget: it is admitted by it. */
-    memory?: RouteMemory;
-    /** The single operation the route answers, for `/metrics` (a batch or a stream counts each of its own). */
-    countsAs?: OperationId;
-    /** What a 415 says on this route: which media type its body must have. */
-    mediaTypeProblem?: string;
-  }
-}
 
 const HELD = Symbol('reservation held by this response');
 type HeldResponse = ServerResponse & { [HELD]?: Reservation };
@@ -67,7 +48,6 @@ export const memoryAdmission = fp<AdmissionOptions>(
     const { budget, bodyLimit, offloadBodyBytes, admissionWaitMs } = options;
     const retryAfter = String(Math.max(1, Math.ceil(admissionWaitMs / 1000)));
     app.decorateRequest('reservation', undefined);
-    app.decorateRequest('operationTally', undefined);
 
     // Without a listener Node answers `100 Continue` by itself; with one, the request goes on to
     // Fastify and the admission below sends it once the body is welcome (RFC 9110 §10.1.1).
@@ -134,7 +114,7 @@ export const memoryAdmission = fp<AdmissionOptions>(
       done();
     });
   },
-  { name: 'memory-admission', fastify: '5.x', dependencies: ['connections', 'answer-coding'] },
+  { name: 'memory-admission', fastify: '5.x', dependencies: ['connections', 'answer-coding'], decorators: { request: ['encoderBytes'] } },
 );
 
 function neverFits(bytes: number, bodyBytes: number, options: AdmissionOptions) {

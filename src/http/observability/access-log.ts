@@ -4,17 +4,7 @@ import fp from 'fastify-plugin';
 import type { AccessLog } from '../../config.js';
 import type { ServerResponse } from 'node:http';
 import type { ClientGoneStage, HttpMetrics } from './metrics.js';
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** Statuses of 500 and above that on this route are an answer, not a failure: logged as any answer, never at level error. */
-    expectedStatuses?: readonly number[];
-  }
-  interface FastifyRequest {
-    /** Set when the drain answers this request on purpose (a new stream refused with 503): logged as any answer, never at level error. */
-    refusedByDrain?: true;
-  }
-}
+import { tallied } from '../../engine/items.js';
 
 // An incoming X-Request-Id is kept when it is a plain token; anything else is replaced.
 const REQUEST_ID = /^[\w.:@/+=-]{1,128}$/;
@@ -65,10 +55,7 @@ function chosenBy(policy: AccessLog): (status: number) => boolean {
 function countOperations(request: FastifyRequest, config: FastifyContextConfig, status: number, metrics: HttpMetrics): void {
   const tally = request.operationTally;
   if (tally !== undefined) {
-    for (const [key, n] of Object.entries(tally)) {
-      const [operation = '', answered = ''] = key.split(' ');
-      metrics.countOperation(operation, answered, n);
-    }
+    for (const [operation, answered, n] of tallied(tally)) metrics.countOperation(operation, answered, n);
     return;
   }
   if (config.countsAs !== undefined) metrics.countOperation(config.countsAs, status);
@@ -138,5 +125,5 @@ export const accessLog = fp<AccessLogOptions>(
       done();
     });
   },
-  { name: 'access-log', fastify: '5.x', dependencies: ['connections'] },
+  { name: 'access-log', fastify: '5.x', dependencies: ['connections'], decorators: { fastify: ['connections'], request: ['operationTally'] } },
 );

@@ -65,7 +65,7 @@ export interface HttpMetrics {
   register(metric: Metric): void;
   observe(method: string, route: string | undefined, status: number, seconds: number): void;
   /** Counts `n` answers of an operation with this status, in a single request, a batch or a stream. */
-  countOperation(operation: string, status: number | string, n?: number): void;
+  countOperation(operation: string, status: number, n?: number): void;
   /** Counts a request whose client went away before its answer was flushed whole, by the stage it had reached. */
   countClientGone(stage: ClientGoneStage): void;
   /** The exposition text: this process's, or in a cluster worker every worker's, summed. */
@@ -95,7 +95,7 @@ export function createHttpMetrics(): HttpMetrics {
   registry.registerMetric(durations.metric);
   // operation → status → how many: labels resolved at the scrape, as for the cells above.
   type OperationCount = { readonly labels: { operation: string; status: string }; n: number };
-  const operationCounts = new Map<string, Map<string, OperationCount>>();
+  const operationCounts = new Map<string, Map<number, OperationCount>>();
   new Counter({
     name: 'operations_total',
     help: 'Operations answered, by operation and status: one per single request, one per item of a batch or line of a stream',
@@ -119,13 +119,11 @@ export function createHttpMetrics(): HttpMetrics {
     contentType: registry.contentType,
     register: (metric) => registry.registerMetric(metric),
     observe: (method, route, status, seconds) => durations.observe(method, route ?? UNMATCHED_ROUTE, status, seconds),
-    countOperation(operation, answered, n = 1) {
-      // A batch's tally gives the status as text, a single request as a number: one label value either way.
-      const status = String(answered);
+    countOperation(operation, status, n = 1) {
       let byStatus = operationCounts.get(operation);
-      if (byStatus === undefined) operationCounts.set(operation, (byStatus = new Map<string, OperationCount>()));
+      if (byStatus === undefined) operationCounts.set(operation, (byStatus = new Map<number, OperationCount>()));
       const count = byStatus.get(status);
-      if (count === undefined) byStatus.set(status, { labels: { operation, status }, n });
+      if (count === undefined) byStatus.set(status, { labels: { operation, status: String(status) }, n });
       else count.n += n;
     },
     countClientGone: (stage) => clientsGone.inc({ stage }),

@@ -1,4 +1,4 @@
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, propagation, trace, type ContextManager, type Span } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, propagation, trace, type ContextManager } from '@opentelemetry/api';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -8,6 +8,7 @@ import { withBindings } from './request-logger.js';
 import { routeDiagnostics } from './tracing-diagnostics.js';
 import { protobufExportWanted, protobufSpanExporter } from './otlp-exporter.js';
 import { answeredWhole, whenResponseCloses } from '../protocol/drain.js';
+import { tallied } from '../../engine/items.js';
 
 /**
  * OpenTelemetry traces, loaded only when the standard environment asks for them (server/serve.ts, tracing-requested.ts):
@@ -17,13 +18,6 @@ import { answeredWhole, whenResponseCloses } from '../protocol/drain.js';
  * @fastify/otel is not used: it marks a 4xx ERROR and ends its span at `onSend`, before a stream's
  * body (docs/development.md).
  */
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The request's span while it records and has not ended. */
-    span: Span | undefined;
-  }
-}
 
 export interface Tracing {
   /** The `tracing` plugin: a span per request. Register it first, so that its span covers every other hook. */
@@ -104,7 +98,7 @@ export function startTracing(): Tracing {
           done();
         });
       },
-      { name: 'tracing', fastify: '5.x', dependencies: ['connections'] },
+      { name: 'tracing', fastify: '5.x', dependencies: ['connections'], decorators: { request: ['operationTally'] } },
     ),
     async flush(timeoutMs) {
       let timer: NodeJS.Timeout | undefined;
@@ -131,10 +125,9 @@ function endSpan(response: TracedResponse): void {
   if (tally !== undefined) {
     let operations = 0;
     let problems = 0;
-    for (const key in tally) {
-      const n = tally[key] as number;
+    for (const [, status, n] of tallied(tally)) {
       operations += n;
-      if (!key.endsWith(' 200')) problems += n;
+      if (status !== 200) problems += n;
     }
     span.setAttributes({ 'json_utility.operations': operations, 'json_utility.problems': problems });
   }

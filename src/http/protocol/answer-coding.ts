@@ -4,17 +4,6 @@ import { negotiate } from '@fastify/accept-negotiator';
 import type { FastifyContextConfig, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** False on a route whose answers are never compressed (they are always small). */
-    codedAnswers?: false;
-  }
-  interface FastifyRequest {
-    /** What the answer's encoder will hold, from `Accept-Encoding`, once `answerEncoderBytes` has read it. */
-    encoderBytes: number | undefined;
-  }
-}
-
 const KIB = 1024;
 const MIB = 1024 * KIB;
 const HAS_ZSTD = typeof zlib.createZstdCompress === 'function';
@@ -87,10 +76,6 @@ export const answerCoding = fp<{ minBytes: number | 'off' }>(
     // Nothing to read when no answer is ever coded.
     app.decorateRequest('encoderBytes', minBytes === 'off' ? 0 : undefined);
     if (minBytes === 'off') return;
-    // The route's config says it; @fastify/compress reads its own route option, set from it.
-    app.addHook('onRoute', (route) => {
-      if (route.config?.codedAnswers === false) route.compress = false;
-    });
     await app.register(compress, {
       global: true,
       globalDecompression: false,
@@ -99,5 +84,6 @@ export const answerCoding = fp<{ minBytes: number | 'off' }>(
       customTypes: COMPRESSIBLE,
     });
   },
-  { name: 'answer-coding', fastify: '5.x' },
+  // @fastify/compress reads its route option `compress`, which route-options.ts sets from the route's config.
+  { name: 'answer-coding', fastify: '5.x', dependencies: ['route-options'] },
 );

@@ -169,14 +169,3 @@ export const requestDecoding = fp<{ bodyLimit: number }>(
   // After the admission, whose hook reserves the decoder's memory before this one starts it.
   { name: 'request-decoding', fastify: '5.x', dependencies: ['memory-admission'] },
 );
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** The most bytes a coded body of this route may decode to; `BODY_LIMIT` when not given. */
-    decodedBodyLimit?: number;
-  }
-  interface FastifyRequest {
-    /** The body's coding once read (`bodyCodingOf`): null for none, the 415 problem for one not read. */
-    bodyCoding: RequestCoding | ProblemError | null | undefined;
-  }
-}

@@ -3,13 +3,6 @@ import type { Socket } from 'node:net';
 import fp from 'fastify-plugin';
 import { lingeringDestroySoon, type LingerLimits } from './lingering-close.js';
 
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** The server's connections (the `connections` plugin): `isClosing()` is true from the start of shutdown. */
-    connections: Connections;
-  }
-}
-
 const inFlight = Symbol('requests in flight');
 const lastRequest = Symbol('last request');
 const finishers = Symbol('to run when the response closes');

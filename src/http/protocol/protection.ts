@@ -39,8 +39,8 @@ export const protection = fp<Pick<Config, 'rateLimitMax' | 'rateLimitWindowMs' |
       });
     }
   },
-  // After the service's headers, which a 429 or a 503 it answers then carries.
-  { name: 'protection', fastify: '5.x', dependencies: ['response-headers'] },
+  // After the service's headers and the routes' Vary hook (route-options.ts), which a 429 or a 503 it answers then carries.
+  { name: 'protection', fastify: '5.x', dependencies: ['response-headers', 'route-options'] },
 );
 
 /**

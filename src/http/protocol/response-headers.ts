@@ -1,13 +1,6 @@
-import type { FastifyInstance, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import cors from '@fastify/cors';
 import fp from 'fastify-plugin';
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** Headers every response of the route carries, its errors included (a legacy route's Deprecation and Link). */
-    headers?: Readonly<Record<string, string>>;
-  }
-}
 
 /** The CORS origins a response names: any (`*`), a list, or none. */
 export type CorsOrigins = readonly string[] | 'off';
@@ -15,18 +8,9 @@ export type CorsOrigins = readonly string[] | 'off';
 export interface ResponseHeaderOptions {
   /** Headers every response carries, worked out once (security headers, fixed CORS headers). */
   readonly always: Readonly<Record<string, string>>;
-  /** True from the start of shutdown: responses then ask clients to close the connection. */
+  /** True once the app is no longer ready (shutdown has begun): responses then ask clients to close the connection, as they do once the server closes. */
   readonly shuttingDown: () => boolean;
-  /** Whether answers may be compressed (COMPRESS_MIN_BYTES is not `off`, answer-coding.ts): they then vary on Accept-Encoding. */
-  readonly codesAnswers: boolean;
 }
-
-// Every answer of a route that may code its answers says so, coded or not (RFC 9110 §12.5.5), after any Vary already set (CORS's Origin).
-const varyOnAcceptEncoding: onRequestHookHandler = (_request, reply, done) => {
-  const vary = reply.getHeader('vary');
-  reply.header('vary', vary === undefined ? 'accept-encoding' : `${String(vary)}, accept-encoding`);
-  done();
-};
 
 // What a page on another origin may read of an answer besides the CORS-safelisted headers.
 const EXPOSED = 'allow, retry-after, deprecation, link, sunset';
@@ -36,35 +20,28 @@ const PREFLIGHT_MAX_AGE_SECONDS = 600;
  * The `response-headers` plugin: the service's own response headers, set in one hook as the
  * request arrives, so that every answer has them, errors included: `x-request-id`, `always`
  * (security headers, fixed CORS headers), `Connection: close` once shutdown has begun (clients
- * then reconnect elsewhere) and the route's own (`config.headers`); and `Vary: Accept-Encoding`
- * on every route whose answers may be coded. Libraries add theirs: @fastify/cors with a list of
+ * then reconnect elsewhere) and the route's own (`config.headers`); `Vary: Accept-Encoding` comes
+ * from route-options.ts. Libraries add theirs: @fastify/cors with a list of
  * origins, the docs page's helmet, @fastify/compress `Content-Encoding`; an answer its own
  * (`Allow`, `Retry-After`).
  *
  * @example
- * await app.register(responseHeaders, { always: API_HEADERS, shuttingDown: () => false, codesAnswers: true });
+ * await app.register(responseHeaders, { always: API_HEADERS, shuttingDown: () => false }); // after connections
  */
 export const responseHeaders = fp<ResponseHeaderOptions>(
   async (app, options) => {
-    const { always, shuttingDown, codesAnswers } = options;
+    const { always, shuttingDown } = options;
+    const { connections } = app;
     app.addHook('onRequest', (request, reply, done) => {
       reply.header('x-request-id', request.id);
       reply.headers(always);
-      if (shuttingDown()) reply.header('connection', 'close');
+      if (shuttingDown() || connections.isClosing()) reply.header('connection', 'close');
       const headers = request.routeOptions.config.headers;
       if (headers !== undefined) reply.headers(headers);
       done();
     });
-    if (!codesAnswers) return;
-    // A hook of the route's own, after the route's own onRequest hooks (a 405 goes without) and
-    // before a rate limit's (protection.ts, registered after this plugin: a 429 carries it).
-    app.addHook('onRoute', (route) => {
-      // Preflights and 405s (OPTIONS, the other methods) answer with no body; `codedAnswers: false` never codes.
-      if (route.config?.codedAnswers === false || ![route.method].flat().some((method) => method === 'GET' || method === 'POST')) return;
-      route.onRequest = [...[route.onRequest ?? []].flat(), varyOnAcceptEncoding];
-    });
   },
-  { name: 'response-headers', fastify: '5.x' },
+  { name: 'response-headers', fastify: '5.x', dependencies: ['connections'], decorators: { fastify: ['connections'] } },
 );
 
 /**

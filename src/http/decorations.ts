@@ -1,0 +1,62 @@
+import type { Span } from '@opentelemetry/api';
+import type { Tally } from '../engine/items.js';
+import type { OperationId } from '../operations/index.js';
+import type { ProblemError } from '../operations/problem.js';
+import type { Reservation } from './memory/budget.js';
+import type { RouteMemory } from './memory/estimates.js';
+import type { MemorySetup } from './memory/memory-setup.js';
+import type { HttpMetrics } from './observability/metrics.js';
+import type { Lifecycle } from './observability/probes.js';
+import type { Connections } from './protocol/drain.js';
+import type { RequestCoding } from './protocol/content-coding.js';
+
+/**
+ * Every route config key, request decoration and app decoration the plugins share, declared once
+ * (Fastify's types are extended by declaration merging). Each plugin named below decorates what
+ * it owns (`decorateRequest`, `decorate`) and declares the decorators it reads, so that Fastify
+ * refuses to start when one is registered before what it reads.
+ */
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** What answering the route's body holds in the memory budget: it is admitted by it (memory-admission). */
+    memory?: RouteMemory;
+    /** The single operation the route answers, for `/metrics` and the span (a batch or a stream counts each of its own). */
+    countsAs?: OperationId;
+    /** What a 415 says on this route: which media type its body must have (memory-admission). */
+    mediaTypeProblem?: string;
+    /** The most bytes a coded body of this route may decode to; `BODY_LIMIT` when not given (request-decoding). */
+    decodedBodyLimit?: number;
+    /** False on a route whose answers are never compressed (they are always small) (answer-coding). */
+    codedAnswers?: false;
+    /** Headers every response of the route carries, its errors included (a legacy route's Deprecation and Link) (response-headers). */
+    headers?: Readonly<Record<string, string>>;
+    /** Statuses of 500 and above that on this route are an answer, not a failure: logged as any answer, never at level error (access-log). */
+    expectedStatuses?: readonly number[];
+  }
+
+  interface FastifyRequest {
+    /** The request's span while it records and has not ended (tracing). */
+    span: Span | undefined;
+    /** The memory this request holds in the budget, from admission until its answer is written (memory-admission). */
+    reservation: Reservation | undefined;
+    /** The operations a batch or a stream answered, by operation and status, for `/metrics` and the span (memory-admission decorates it). */
+    operationTally: Tally | undefined;
+    /** The body's coding once read (`bodyCodingOf`): null for none, the 415 problem for one not read (request-decoding). */
+    bodyCoding: RequestCoding | ProblemError | null | undefined;
+    /** What the answer's encoder will hold, from `Accept-Encoding`, once `answerEncoderBytes` has read it (answer-coding). */
+    encoderBytes: number | undefined;
+    /** Set when the drain answers this request on purpose (a new stream refused with 503): logged as any answer, never at level error. */
+    refusedByDrain?: true;
+  }
+
+  interface FastifyInstance {
+    /** The server's connections (the `connections` plugin): `isClosing()` is true from the start of shutdown. */
+    connections: Connections;
+    /** Set `ready` to false when shutdown begins: `/readyz` then answers 503. */
+    lifecycle: Lifecycle;
+    /** The memory budget and the pool that answers large bodies. */
+    memory: MemorySetup;
+    /** What `/metrics` serves: on this app, or with ADMIN_PORT on the admin app (server/listen.ts). */
+    metrics: HttpMetrics;
+  }
+}

@@ -1,0 +1,41 @@
+import type { onRequestHookHandler } from 'fastify';
+import fp from 'fastify-plugin';
+
+/**
+ * The one place routes are rewritten as they are added (Fastify's `onRoute`): what a route's
+ * config declares (decorations.ts), made into the route options and hooks that Fastify and its
+ * plugins read. Other plugins read a route's config when a request comes, or record routes
+ * (allowed-methods.ts) without changing them.
+ */
+
+// Every answer of a route that may code its answers says so, coded or not (RFC 9110 §12.5.5), after any Vary already set (CORS's Origin).
+const varyOnAcceptEncoding: onRequestHookHandler = (_request, reply, done) => {
+  const vary = reply.getHeader('vary');
+  reply.header('vary', vary === undefined ? 'accept-encoding' : `${String(vary)}, accept-encoding`);
+  done();
+};
+
+/**
+ * The `route-options` plugin. `config.codedAnswers: false` becomes @fastify/compress's route
+ * option `compress: false` (answer-coding.ts, registered after this plugin, reads it), and the
+ * routes whose GET or POST answers may be coded get a hook of their own that adds `Vary:
+ * Accept-Encoding`: after the route's own onRequest hooks (a 405 answers before it, and goes
+ * without) and before a rate limit's (protection.ts, registered after this plugin: a 429 carries it).
+ *
+ * @example
+ * await app.register(routeOptions, { codesAnswers: true }); // before answer-coding and protection
+ */
+export const routeOptions = fp<{ codesAnswers: boolean }>(
+  async (app, { codesAnswers }) => {
+    app.addHook('onRoute', (route) => {
+      if (route.config?.codedAnswers === false) {
+        route.compress = false;
+        return;
+      }
+      // Preflights and 405s (OPTIONS, the other methods) answer with no body.
+      if (!codesAnswers || ![route.method].flat().some((method) => method === 'GET' || method === 'POST')) return;
+      route.onRequest = [...[route.onRequest ?? []].flat(), varyOnAcceptEncoding];
+    });
+  },
+  { name: 'route-options', fastify: '5.x' },
+);
