@@ -161,7 +161,9 @@ export type Tally = { [operation in CurrentOperationId | 'unknown']?: { [status:
  */
 export function count(tally: Tally, item: unknown, status: number): void {
   const name = isObject(item) && typeof item.operation === 'string' && CURRENT.has(item.operation) ? (item.operation as CurrentOperationId) : 'unknown';
-  const byStatus = (tally[name] ??= {});
+  // Own properties only: `toString` is an operation, and a plain object inherits one.
+  let byStatus = Object.hasOwn(tally, name) ? tally[name] : undefined;
+  if (byStatus === undefined) tally[name] = byStatus = {};
   byStatus[status] = (byStatus[status] ?? 0) + 1;
 }
 
@@ -172,7 +174,7 @@ export function count(tally: Tally, item: unknown, status: number): void {
  * [...tallied({ isEven: { 200: 2, 400: 1 } })] //=> [['isEven', 200, 2], ['isEven', 400, 1]]
  */
 export function* tallied(tally: Tally): Generator<[operation: CurrentOperationId | 'unknown', status: number, n: number]> {
-  for (const operation in tally) {
+  for (const operation of Object.keys(tally)) {
     const byStatus = tally[operation as CurrentOperationId] as { [status: number]: number };
     for (const status in byStatus) yield [operation as CurrentOperationId, Number(status), byStatus[status as unknown as number] as number];
   }

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DEFAULT_CONFIG } from '../../src/config.js';
 import { LineAnswerer } from '../../src/engine/line-stream.js';
+import { tallied } from '../../src/engine/items.js';
 
 // The stream's answers are handed on in pieces (engine/line-stream.ts): by size, and after a few
 // milliseconds of work however short they are, so that the HTTP route can let the event loop turn.
@@ -32,4 +33,20 @@ test('a piece never grows past about 64 K characters', (t) => {
   assert.equal(pieces.join(''), ANSWER.repeat(10_000));
   assert.ok(pieces.length > 1);
   for (const piece of pieces) assert.ok(piece.length < 64 * 1024 + ANSWER.length);
+});
+
+test('the tally counts each operation and status, toString among them, in own properties only', () => {
+  const lines = new LineAnswerer(DEFAULT_CONFIG);
+  const text = '{"operation":"toString","input":1}\n{"operation":"toString","input":[]}\n{"operation":"isEven","input":"x"}\n{"nope":1}\n';
+  [...lines.answers(Buffer.from(text))];
+  assert.deepEqual(
+    [...tallied(lines.tally)],
+    [
+      ['toString', 200, 2],
+      ['isEven', 400, 1],
+      ['unknown', 400, 1],
+    ],
+  );
+  // A plain object inherits a toString: counting it there would write onto Object.prototype.toString.
+  assert.equal(Object.hasOwn(Object.prototype.toString, '200'), false);
 });
