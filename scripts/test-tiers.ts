@@ -26,7 +26,6 @@ export const UNIT: readonly string[] = [
   'test/http/operations.test.ts',
   'test/http/protocol.test.ts',
   'test/http/request-durations.test.ts',
-  'test/otlp-protobuf.test.ts',
   'test/json-keys.test.ts',
 ];
 

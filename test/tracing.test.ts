@@ -190,7 +190,7 @@ describe('OpenTelemetry traces', () => {
     assert.equal(attributes['json_utility.operation'], 'sort');
   });
 
-  test('by default the spans go as OTLP protobuf, encoded by the service (otlp-protobuf.ts), to the collector', async (t) => {
+  test("by default the spans go as OTLP protobuf, by OpenTelemetry's own exporter, to the collector", async (t) => {
     const bodies: Array<{ url: string | undefined; type: string | undefined; body: Buffer }> = [];
     const collector = createServer((request, response) => {
       const chunks: Buffer[] = [];

@@ -6,7 +6,6 @@ import type { ServerResponse } from 'node:http';
 import { VERSION } from '../../version.js';
 import { withBindings } from './request-logger.js';
 import { routeDiagnostics } from './tracing-diagnostics.js';
-import { protobufExportWanted, protobufSpanExporter } from './otlp-exporter.js';
 import { answeredWhole, whenResponseCloses } from '../protocol/drain.js';
 import { tallied } from '../../engine/items.js';
 
@@ -51,8 +50,6 @@ export function startTracing(): Tracing {
     sdk = new NodeSDK({
       instrumentations: [],
       contextManager: null as unknown as ContextManager,
-      // OTLP/HTTP protobuf, the default, with a faster encoding of the same bytes (otlp-protobuf.ts).
-      ...(protobufExportWanted(process.env) ? { traceExporter: protobufSpanExporter() } : {}),
     });
   } finally {
     if (level !== undefined) process.env.OTEL_LOG_LEVEL = level;
