@@ -33,7 +33,7 @@ import { parseArgs } from 'node:util';
 import { execFileSync } from 'node:child_process';
 import { scenarios, type Scenario } from './scenarios.js';
 import { entryOf, TARGETS, type TargetName } from './targets.js';
-import { leastOf, verdicts } from './instruction-check.js';
+import { leastOf, verdicts } from './report.js';
 import { mixedRequests, WARM_UP_PASSES } from './warm-up.js';
 
 const { values: flags } = parseArgs({

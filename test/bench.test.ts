@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { parseWrk, parseWrk2 } from '../bench/load.js';
-import { leastOf, verdicts } from '../bench/instruction-check.js';
+import { leastOf, verdicts } from '../bench/report.js';
 import type { BenchReport } from '../bench/report.js';
 
 const root = new URL('..', import.meta.url).pathname;

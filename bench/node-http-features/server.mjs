@@ -19,7 +19,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import pino from 'pino';
 import { Counter, Histogram, Registry } from 'prom-client';
-import { handle } from '../baseline/handler.mjs';
+import { handle } from '../baseline/server.mjs';
 
 const features = new Set((process.env.FEATURES ?? 'id,headers,cors,metrics,operations').split(',').filter((name) => name !== 'none'));
 const prefix = randomBytes(9).toString('base64url');
