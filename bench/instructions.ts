@@ -21,7 +21,9 @@
  *
  * `--functions` starts the target with `--perf-basic-prof`, so that the addresses of JIT code can
  * be named from /tmp/perf-<pid>.map; that flag changes the counts a little, so totals come from
- * runs without it. Build first (`npm run build`).
+ * runs without it. It also lists V8's runtime functions for shape changes (`shapeChanges` in the
+ * result: map transitions, migrations, computed keys in literals) with their callers, two levels
+ * up. Build first (`npm run build`).
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -197,7 +199,17 @@ interface Measured {
   topInclusive?: Array<[string, number]>;
   /** The target's own functions (its hooks, handlers, engine) by inclusive instructions, each with what it calls. */
   ownFunctions?: Array<{ function: string; inclusive: number; callees: Array<[string, number]> }>;
+  /**
+   * V8's runtime functions that change objects' shapes (map transitions, migrations, keyed
+   * definitions), each with who calls it and who calls those: the objects on the path that take
+   * their properties in changing orders, by computed key, or after they were made.
+   */
+  shapeChanges?: Array<{ function: string; instructions: number; callers: Array<[string, number, Array<[string, number]>]> }>;
 }
+
+// V8's runtime functions for shape changes (issue 59).
+const SHAPE_CHANGE =
+  /Runtime_(DefineKeyedOwnPropertyInLiteral|DefineKeyedOwnIC|KeyedStoreIC|StoreIC|SetKeyedProperty|SetNamedProperty|DefineObjectOwnProperty|CreateObjectLiteral)|MigrateToMap|TransitionToDataProperty|TransitionsAccessor|Map::(CopyWith|Normalize|Update|GeneralizeField|TryUpdate)|JSObject::(MigrateInstance|NormalizeProperties|OptimizeAsPrototype)/;
 
 // valgrind and vgdb (behind callgrind_control) name their shared pipe after the user and host
 // from the environment: the same values on both sides, whatever the shell has.
@@ -329,6 +341,28 @@ async function measure(name: TargetName, which: readonly Scenario[] = chosen): P
           40,
         ).map(([fn, n]) => ({ function: fn, inclusive: n, callees: rounded(callees.get(fn) ?? [], 12) }));
         result.byGroup = Object.fromEntries([...groups].sort((a, b) => b[1] - a[1]).map(([group, n]) => [group, Math.round(n)]));
+        // Who calls each shape change, and who calls those (an IC builtin's callers are the JavaScript functions).
+        const callersOf = new Map<string, Map<string, number>>();
+        for (const [key, cost] of busy.calls) {
+          const [fn = '', , callee = ''] = key.split('\t');
+          const calleeName = named(callee);
+          const callerName = named(fn);
+          if (calleeName === callerName) continue;
+          const byCaller = callersOf.get(calleeName) ?? new Map<string, number>();
+          callersOf.set(calleeName, add(byCaller, callerName, cost));
+        }
+        result.shapeChanges = rounded(
+          [...inclusive].filter(([fn]) => SHAPE_CHANGE.test(fn)),
+          12,
+        ).map(([fn, n]) => ({
+          function: fn,
+          instructions: n,
+          callers: rounded(callersOf.get(fn) ?? [], 6).map(([caller, cost]): [string, number, Array<[string, number]>] => [
+            caller,
+            cost,
+            caller.startsWith('JS:') ? [] : rounded(callersOf.get(caller) ?? [], 4),
+          ]),
+        }));
         result.topFunctions = [...functions]
           .sort((a, b) => b[1] - a[1])
           .slice(0, 60)
