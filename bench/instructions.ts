@@ -313,8 +313,10 @@ async function measure(name: TargetName, which: readonly Scenario[] = chosen): P
           add(functions, name, cost);
           add(inclusive, name, cost);
         }
-        // What the target's own functions call, by callee: where a stage's inclusive cost goes.
+        // What the target's own functions call, by callee: where a stage's inclusive cost goes; and
+        // every function's callers, for the shape changes below.
         const callees = new Map<string, Map<string, number>>();
+        const callersOf = new Map<string, Map<string, number>>();
         // A call within one function (recursion, or two entries of one piece of JIT code) is already counted.
         for (const [key, cost] of busy.calls) {
           const [fn = '', , callee = ''] = key.split('\t');
@@ -322,10 +324,8 @@ async function measure(name: TargetName, which: readonly Scenario[] = chosen): P
           const calleeName = named(callee);
           if (calleeName === name) continue;
           add(inclusive, name, cost);
-          if (groupOf(name, '') === 'the target itself') {
-            const own = callees.get(name) ?? new Map<string, number>();
-            callees.set(name, add(own, calleeName, cost));
-          }
+          callersOf.set(calleeName, add(callersOf.get(calleeName) ?? new Map<string, number>(), name, cost));
+          if (groupOf(name, '') === 'the target itself') callees.set(name, add(callees.get(name) ?? new Map<string, number>(), calleeName, cost));
         }
         const rounded = (entries: Iterable<[string, number]>, top: number) =>
           [...entries]
@@ -341,16 +341,8 @@ async function measure(name: TargetName, which: readonly Scenario[] = chosen): P
           40,
         ).map(([fn, n]) => ({ function: fn, inclusive: n, callees: rounded(callees.get(fn) ?? [], 12) }));
         result.byGroup = Object.fromEntries([...groups].sort((a, b) => b[1] - a[1]).map(([group, n]) => [group, Math.round(n)]));
-        // Who calls each shape change, and who calls those (an IC builtin's callers are the JavaScript functions).
-        const callersOf = new Map<string, Map<string, number>>();
-        for (const [key, cost] of busy.calls) {
-          const [fn = '', , callee = ''] = key.split('\t');
-          const calleeName = named(callee);
-          const callerName = named(fn);
-          if (calleeName === callerName) continue;
-          const byCaller = callersOf.get(calleeName) ?? new Map<string, number>();
-          callersOf.set(calleeName, add(byCaller, callerName, cost));
-        }
+        // Who calls each shape change, and who calls those. The second level is only a lead: V8's
+        // runtime entry (CEntry) is one function for every runtime call, so its callers are all of theirs.
         result.shapeChanges = rounded(
           [...inclusive].filter(([fn]) => SHAPE_CHANGE.test(fn)),
           12,
