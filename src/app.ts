@@ -1,4 +1,4 @@
-import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { DEFAULT_CONFIG, type Config } from './config.js';
 import { budgetMetrics, memoryAdmission } from './http/memory/admission.js';
 import { memorySetup } from './http/memory/memory-setup.js';
@@ -23,8 +23,8 @@ import { createLifecycle, registerProbes } from './http/observability/probes.js'
 import { API_HEADERS, protection } from './http/protocol/protection.js';
 import { allowOrigins, fixedCorsHeaders, responseHeaders } from './http/protocol/response-headers.js';
 import { droppedLogLines } from './http/observability/log-destination.js';
-import { loggerFor } from './http/observability/service-logger.js';
-import { lazyRequestLogger } from './http/observability/request-logger.js';
+import { serviceLogger, type LoggerSetting } from './http/observability/service-logger.js';
+import { requestLoggers } from './http/observability/request-logger.js';
 import type { Tracing } from './http/observability/tracing.js';
 // The route config keys and decorations every plugin shares, declared once.
 import type {} from './http/decorations.js';
@@ -34,8 +34,8 @@ const CONNECTIONS_CHECKING_INTERVAL_MS = 1000;
 export interface BuildOptions {
   /** Path under which the current operations, `/openapi.json` and `/docs` are served; `/api` by default. */
   readonly prefix?: string;
-  /** Fastify's logger option; defaults to pino at `config.logLevel` in `config.logFormat`. */
-  readonly logger?: FastifyServerOptions['logger'];
+  /** The service's logger; pino at `config.logLevel` in `config.logFormat` by default, none with `false`. */
+  readonly logger?: LoggerSetting;
   /** Bytes requests may reserve in all, instead of what MEMORY_LIMIT leaves this process (for tests). */
   readonly memoryCapacity?: number;
   /** OpenTelemetry's span per request (http/observability/tracing.ts), when tracing is on. */
@@ -58,11 +58,11 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
   const longestPathValue = 3 * config.numberTextLimit + 64;
 
   const app = Fastify({
-    logger: options.logger ?? loggerFor(config),
+    // No logger of Fastify's: the service's is `app.serviceLog`, and each request's is set by the
+    // request-loggers plugin (request-logger.ts says why).
+    logger: false,
     // Access-log lines come from access-log.ts, as ACCESS_LOG says, instead of Fastify's two per request.
-    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
-    // A request's logger is made when it first logs: most requests log nothing.
-    childLoggerFactory: lazyRequestLogger,
+    logController: new LogController({ disableRequestLogging: true }),
     requestIdHeader: false,
     genReqId: requestIdOf,
     bodyLimit: config.bodyLimit,
@@ -94,7 +94,10 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
   );
   // The request's path, one named plugin a step, in the order their hooks run (README, Architecture);
   // each names those it needs before it, and Fastify refuses to start when one is missing.
+  app.decorate('serviceLog', serviceLogger(config, options.logger));
   await app.register(connections, config);
+  // The first onRequest hook: every later one, and Fastify's own messages about the request, log with the request id.
+  await app.register(requestLoggers, { root: app.serviceLog });
   // Filled by the batch and stream routes, read when the answer ends (access-log, tracing): decorated before both.
   app.decorateRequest('operationTally', undefined);
   // Before any other hook, so that a request's span covers them all.

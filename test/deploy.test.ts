@@ -98,7 +98,7 @@ describe('deploy/', () => {
 
   test('the probe and metrics paths answer 200 on the admin app, and 404 on the API port', async (t) => {
     const app = await build(t, loadConfig(containerEnv));
-    const admin = await buildAdminApp({ ready: () => app.lifecycle.ready, metrics: app.metrics }, app.log);
+    const admin = await buildAdminApp({ ready: () => app.lifecycle.ready, metrics: app.metrics }, app.serviceLog);
     t.after(() => admin.close());
     const paths = [
       container.livenessProbe.httpGet.path,

@@ -1,4 +1,5 @@
 import type { Span } from '@opentelemetry/api';
+import type { FastifyBaseLogger } from 'fastify';
 import type { Tally } from '../engine/items.js';
 import type { OperationId } from '../operations/index.js';
 import type { ProblemError } from '../operations/problem.js';
@@ -50,6 +51,8 @@ declare module 'fastify' {
   }
 
   interface FastifyInstance {
+    /** The service's logger (pino): Fastify runs without one of its own (request-logger.ts). */
+    serviceLog: FastifyBaseLogger;
     /** The server's connections (the `connections` plugin): `isClosing()` is true from the start of shutdown. */
     connections: Connections;
     /** Set `ready` to false when shutdown begins: `/readyz` then answers 503. */

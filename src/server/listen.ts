@@ -14,7 +14,7 @@ const MIB = 1024 * 1024;
  * level info whatever LOG_LEVEL says (but `silent`), so that whoever started it sees where it is.
  *
  * @example
- * announce(app.log, 'info', 'http://127.0.0.1:3000', 1, '512 MiB', undefined);
+ * announce(app.serviceLog, 'info', 'http://127.0.0.1:3000', 1, '512 MiB', undefined);
  */
 export function announce(
   log: FastifyBaseLogger,

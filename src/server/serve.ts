@@ -22,10 +22,10 @@ export async function serve(config: Config, workers: number): Promise<void> {
   await app.memory.pool.warm();
   const address = await listenOrExit(app, config, 'port');
   // In a cluster the primary serves the admin port, with every worker's metrics.
-  const adminAddress = cluster.isWorker ? undefined : await serveAdmin(config, { ready: () => app.lifecycle.ready, metrics: app.metrics }, app.log);
+  const adminAddress = cluster.isWorker ? undefined : await serveAdmin(config, { ready: () => app.lifecycle.ready, metrics: app.metrics }, app.serviceLog);
   const memory = app.memory.describe();
   const warning = heapWarning(app.memory.limit);
-  if (warning !== undefined) app.log.warn(warning);
+  if (warning !== undefined) app.serviceLog.warn(warning);
   if (cluster.isWorker) process.send?.({ type: LISTENING, address, memory });
-  else announce(app.log, config.logLevel, address, workers, memory, adminAddress);
+  else announce(app.serviceLog, config.logLevel, address, workers, memory, adminAddress);
 }

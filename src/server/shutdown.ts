@@ -57,27 +57,27 @@ export function drainAndExit(app: FastifyInstance, config: Config, flushSpans?: 
       // A worker hears of one stop twice when a signal reaches the whole process group (timeout(1),
       // systemd, a terminal) and the primary passes it on as well: the primary decides on a second one.
       if (cluster.isWorker) return;
-      app.log.warn({ signal }, 'a second signal: exiting now, with requests unfinished');
+      app.serviceLog.warn({ signal }, 'a second signal: exiting now, with requests unfinished');
       process.exit(1);
     }
     stopping = true;
     app.lifecycle.stop();
     const drainDelayMs = signal === 'SIGINT' ? 0 : config.drainDelayMs;
-    app.log.info({ signal, drainDelayMs }, 'shutting down: readiness off, draining');
+    app.serviceLog.info({ signal, drainDelayMs }, 'shutting down: readiness off, draining');
     // Past the deadline, whatever is still open is cut and the exit code says so.
     setTimeout(() => {
-      app.log.error({ shutdownTimeoutMs: config.shutdownTimeoutMs }, 'shutdown deadline passed; exiting with requests unfinished');
+      app.serviceLog.error({ shutdownTimeoutMs: config.shutdownTimeoutMs }, 'shutdown deadline passed; exiting with requests unfinished');
       process.exit(1);
     }, config.shutdownTimeoutMs).unref();
     setTimeout(() => {
       app.close().then(
         async () => {
-          app.log.info('closed: every request answered');
+          app.serviceLog.info('closed: every request answered');
           await flushSpans?.(TRACE_FLUSH_MS);
           process.exit(0);
         },
         (error: unknown) => {
-          app.log.error({ err: error }, 'close failed');
+          app.serviceLog.error({ err: error }, 'close failed');
           process.exit(1);
         },
       );

@@ -44,7 +44,7 @@ describe('ADMIN_PORT: the probes and metrics on an app of their own', () => {
   test('the API app leaves them out; the admin app serves them from the same lifecycle and metrics, and nothing else', async (t) => {
     const app = await build(t, { adminPort: 0 });
     for (const url of ['/healthz', '/readyz', '/metrics']) assertProblem(await app.inject({ method: 'GET', url }), 404, /^There is no GET \//);
-    const admin = await buildAdminApp({ ready: () => app.lifecycle.ready, metrics: app.metrics }, app.log);
+    const admin = await buildAdminApp({ ready: () => app.lifecycle.ready, metrics: app.metrics }, app.serviceLog);
     t.after(() => admin.close());
     assertOk(await admin.inject({ method: 'GET', url: '/healthz' }), { status: 'ok' });
     assertOk(await admin.inject({ method: 'GET', url: '/readyz' }), { status: 'ready' });

@@ -38,10 +38,12 @@ test('a step of the request path registered before one it needs: the app refuses
 test('a step that reads a request decoration nobody made: the app refuses to start, naming it', async () => {
   // access-log reads the operation tally that buildApp decorates (src/app.ts) for the routes to fill.
   const app = Fastify();
+  app.decorate('serviceLog', app.log);
   await app.register(connections, { ...DEFAULT_CONFIG });
   void app.register(accessLog, { metrics: createHttpMetrics(), policy: { mode: 'minimal' }, slowRequestMs: 1000 });
   await assert.rejects(async () => app.ready(), /operationTally/);
   const decorated = Fastify();
+  decorated.decorate('serviceLog', decorated.log);
   await decorated.register(connections, { ...DEFAULT_CONFIG });
   decorated.decorateRequest('operationTally', undefined);
   await decorated.register(accessLog, { metrics: createHttpMetrics(), policy: { mode: 'minimal' }, slowRequestMs: 1000 });

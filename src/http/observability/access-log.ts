@@ -107,7 +107,7 @@ export const accessLog = fp<AccessLogOptions>(
         stage,
         reason: GONE_REASONS[stage],
       };
-      app.log.info(line, 'client went away');
+      app.serviceLog.info(line, 'client went away');
     });
     app.addHook('onResponse', (request: FastifyRequest, reply, done) => {
       // Fastify makes a new object at each read of routeOptions: read once.
@@ -125,5 +125,5 @@ export const accessLog = fp<AccessLogOptions>(
       done();
     });
   },
-  { name: 'access-log', fastify: '5.x', dependencies: ['connections'], decorators: { fastify: ['connections'], request: ['operationTally'] } },
+  { name: 'access-log', fastify: '5.x', dependencies: ['connections'], decorators: { fastify: ['connections', 'serviceLog'], request: ['operationTally'] } },
 );

@@ -67,7 +67,7 @@ export function registerProbes(app: FastifyInstance, sources: ProbeSources): voi
  * The admin port's app (`ADMIN_PORT`): the probes and `/metrics` alone, off the port callers reach.
  *
  * @example
- * const admin = await buildAdminApp({ ready: () => true, metrics }, app.log);
+ * const admin = await buildAdminApp({ ready: () => true, metrics }, app.serviceLog);
  * await admin.listen({ port: 9090 }); // GET /metrics, /healthz, /readyz
  */
 export async function buildAdminApp(sources: ProbeSources, log: FastifyBaseLogger): Promise<FastifyInstance> {

@@ -1,13 +1,13 @@
 import type { FastifyBaseLogger } from 'fastify';
+import fp from 'fastify-plugin';
 import type { Bindings, ChildLoggerOptions } from 'pino';
 
 type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
 
 /**
  * A request's logger that becomes pino's child logger, with the request id bound, only when the
- * request logs something. Fastify makes a child logger for every request, and at the default
- * ACCESS_LOG=minimal most requests log nothing: pino's `child()` serializes the bindings and
- * builds a logger each time (docs/performance.md, Earlier measurements, says what it cost).
+ * request logs something: at the default ACCESS_LOG=minimal most requests log nothing, and pino's
+ * `child()` serializes the bindings and builds a logger each time (docs/development.md).
  */
 class RequestLogger implements FastifyBaseLogger {
   #real: FastifyBaseLogger | undefined;
@@ -15,7 +15,7 @@ class RequestLogger implements FastifyBaseLogger {
   constructor(
     private readonly parent: FastifyBaseLogger,
     private readonly bindings: Bindings,
-    private readonly options: ChildLoggerOptions,
+    private readonly options: ChildLoggerOptions = {},
   ) {}
 
   #added: Bindings | undefined;
@@ -70,14 +70,26 @@ class RequestLogger implements FastifyBaseLogger {
 }
 
 /**
- * Fastify's `childLoggerFactory`: each request's logger is made the first time it logs.
+ * The `request-loggers` plugin: each request's `request.log` and `reply.log`, a logger of `root`
+ * with the request id bound (`requestId`), set by the first onRequest hook. Fastify runs without
+ * a logger of its own: with one, it makes a logger for every request through its
+ * `childLoggerFactory`, which costs more than the rest of the request's logging (an object with a
+ * computed key, that V8 builds in its runtime, and a check of the logger's methods; docs/development.md).
  *
  * @example
- * Fastify({ logger, childLoggerFactory: lazyRequestLogger }); // request.log.info(...) makes pino's child then
+ * await app.register(requestLoggers, { root: pino() }); // request.log.info(...) writes with the request id
  */
-export function lazyRequestLogger(logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
-  return new RequestLogger(logger, bindings, options);
-}
+export const requestLoggers = fp<{ root: FastifyBaseLogger }>(
+  async (app, { root }) => {
+    app.addHook('onRequest', (request, reply, done) => {
+      const logger = new RequestLogger(root, { requestId: request.id });
+      request.log = logger;
+      reply.log = logger;
+      done();
+    });
+  },
+  { name: 'request-loggers', fastify: '5.x' },
+);
 
 /**
  * Adds bindings to a request's logger: to the lazy one in place (no logger is built until a line

@@ -1,4 +1,4 @@
-import type { FastifyServerOptions } from 'fastify';
+import pino, { type DestinationStream, type Level, type Logger } from 'pino';
 import type { Config } from '../../config.js';
 import { logDestination } from './log-destination.js';
 
@@ -15,15 +15,20 @@ export const LOG_HOOKS = {
   },
 };
 
+/** A logger other than the configuration's (for tests): none, or pino at a level writing to a stream. */
+export type LoggerSetting = false | { readonly level: Level; readonly stream: DestinationStream };
+
 /**
- * Fastify's logger option for a configuration: pino at LOG_LEVEL, to standard output as
- * LOG_FORMAT says (log-destination.ts for JSON lines, pino-pretty's transport for people).
+ * The service's logger: pino at LOG_LEVEL, to standard output as LOG_FORMAT says
+ * (log-destination.ts for JSON lines, pino-pretty's transport for people), or as `setting` says.
  *
  * @example
- * Fastify({ logger: loggerFor(DEFAULT_CONFIG) });
+ * serviceLogger(DEFAULT_CONFIG).info('ready'); // {"level":30,...,"msg":"ready"}
  */
-export function loggerFor(config: Config): FastifyServerOptions['logger'] {
+export function serviceLogger(config: Config, setting?: LoggerSetting): Logger {
+  if (setting === false) return pino({ enabled: false });
+  if (setting !== undefined) return pino({ level: setting.level, hooks: LOG_HOOKS }, setting.stream);
   const base = { level: config.logLevel, hooks: LOG_HOOKS } as const;
-  if (config.logFormat === 'pretty') return { ...base, transport: { target: 'pino-pretty' } };
-  return { ...base, stream: logDestination(config.logFlushMs, config.logBacklogBytes) };
+  if (config.logFormat === 'pretty') return pino({ ...base, transport: { target: 'pino-pretty' } });
+  return pino(base, logDestination(config.logFlushMs, config.logBacklogBytes));
 }

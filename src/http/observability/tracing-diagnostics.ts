@@ -20,7 +20,7 @@ export interface TracingDiagnostics {
  * stack traces on standard error. `level` is OTEL_LOG_LEVEL (`warn` when unset).
  *
  * @example
- * const diagnostics = routeDiagnostics(process.env.OTEL_LOG_LEVEL); diagnostics.writeTo(app.log);
+ * const diagnostics = routeDiagnostics(process.env.OTEL_LOG_LEVEL); diagnostics.writeTo(app.serviceLog);
  */
 export function routeDiagnostics(level: string | undefined): TracingDiagnostics {
   let logger: FastifyBaseLogger | undefined;

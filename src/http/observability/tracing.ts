@@ -59,7 +59,7 @@ export function startTracing(): Tracing {
   return {
     requests: fp(
       async (app) => {
-        diagnostics.writeTo(app.log);
+        diagnostics.writeTo(app.serviceLog);
         app.decorateRequest('span', undefined);
         app.addHook('onRequest', (request, reply, done) => {
           const method = KNOWN_METHODS.has(request.method) ? request.method : '_OTHER';
@@ -67,7 +67,7 @@ export function startTracing(): Tracing {
           const span = tracer.startSpan(method, { kind: SpanKind.SERVER }, propagation.extract(ROOT_CONTEXT, request.headers));
           // Every log line of the request names its trace, sampled or not: the trace id also ties the
           // line to the caller's logs. The ids join the request logger's bindings; no logger is built
-          // unless the request logs (request-logger.ts).
+          // unless the request logs (request-logger.ts), and `reply.log` is the same logger.
           const { traceId, spanId } = span.spanContext();
           request.log = withBindings(request.log, { trace_id: traceId, span_id: spanId });
           // A request that is not sampled is done here: its span records nothing.
@@ -95,7 +95,12 @@ export function startTracing(): Tracing {
           done();
         });
       },
-      { name: 'tracing', fastify: '5.x', dependencies: ['connections'], decorators: { request: ['operationTally'] } },
+      {
+        name: 'tracing',
+        fastify: '5.x',
+        dependencies: ['connections', 'request-loggers'],
+        decorators: { fastify: ['serviceLog'], request: ['operationTally'] },
+      },
     ),
     async flush(timeoutMs) {
       let timer: NodeJS.Timeout | undefined;
