@@ -113,6 +113,7 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
   metrics.register(
     counterOf('log_lines_dropped_total', 'Log lines dropped because standard output did not take them in time (LOG_BACKLOG_BYTES)', droppedLogLines),
   );
+  await app.register(routeOptions, { codesAnswers: config.compressMinBytes !== 'off' });
   const fixedCors = fixedCorsHeaders(config.corsOrigins);
   // CORS headers that depend on the request's Origin (a list of origins), by @fastify/cors: its Vary comes first.
   if (fixedCors === undefined) await allowOrigins(app, config.corsOrigins);
@@ -122,7 +123,6 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
     // reach this process during the drain delay, and by the close few keep-alive ones are left.
     shuttingDown: () => !lifecycle.ready,
   });
-  await app.register(routeOptions, { codesAnswers: config.compressMinBytes !== 'off' });
   await app.register(accessLog, { metrics, policy: config.accessLog, slowRequestMs: config.slowRequestMs });
   await app.register(answerCoding, { minBytes: config.compressMinBytes });
   await app.register(protection, config);

@@ -36,6 +36,8 @@ declare module 'fastify' {
   }
 
   interface FastifyRequest {
+    /** The route's config once read, through `routeConfigOf` (route-options). */
+    routeConfig: FastifyRequest['routeOptions']['config'] | undefined;
     /** The request's span while it records and has not ended (tracing). */
     span: Span | undefined;
     /** The memory this request holds in the budget, from admission until its answer is written (memory-admission). */

@@ -40,11 +40,13 @@ test('a step that reads a request decoration nobody made: the app refuses to sta
   const app = Fastify();
   app.decorate('serviceLog', app.log);
   await app.register(connections, { ...DEFAULT_CONFIG });
+  await app.register(routeOptions, { codesAnswers: true });
   void app.register(accessLog, { metrics: createHttpMetrics(), policy: { mode: 'minimal' }, slowRequestMs: 1000 });
   await assert.rejects(async () => app.ready(), /operationTally/);
   const decorated = Fastify();
   decorated.decorate('serviceLog', decorated.log);
   await decorated.register(connections, { ...DEFAULT_CONFIG });
+  await decorated.register(routeOptions, { codesAnswers: true });
   decorated.decorateRequest('operationTally', undefined);
   await decorated.register(accessLog, { metrics: createHttpMetrics(), policy: { mode: 'minimal' }, slowRequestMs: 1000 });
   await decorated.ready();
@@ -66,4 +68,23 @@ test('an admitted POST over a socket has one close listener, which releases its 
   // The reservation is released once the answer has been written.
   for (let i = 0; i < 50 && app.memory.budget.reserved > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
   assert.equal(app.memory.budget.reserved, 0);
+});
+
+test("a request's route config is read from Fastify once and kept for every hook that asks", async (t) => {
+  const app = await buildApp({}, { logger: false });
+  t.after(() => app.close());
+  const seen: Array<{ kept: boolean; url: string | undefined }> = [];
+  app.addHook('onSend', (request, _reply, payload, done) => {
+    // Fastify's getter builds a new object at each read; the config inside is the route's own.
+    seen.push({ kept: request.routeConfig === request.routeOptions.config, url: request.routeConfig?.url });
+    done(null, payload);
+  });
+  await app.inject({ method: 'POST', url: '/api/isEven', payload: { input: 2 } });
+  await app.inject({ method: 'GET', url: '/api/isOdd/3' });
+  await app.inject({ method: 'GET', url: '/nowhere' });
+  assert.deepEqual(seen, [
+    { kept: true, url: '/api/isEven' },
+    { kept: true, url: '/api/isOdd/:number' },
+    { kept: true, url: undefined },
+  ]);
 });

@@ -12,6 +12,7 @@ import { counterOf, gaugeOf } from '../observability/metrics.js';
 import { bodyCodingOf } from '../protocol/content-coding.js';
 import { answerEncoderBytes } from '../protocol/answer-coding.js';
 import { whenResponseCloses } from '../protocol/drain.js';
+import { routeConfigOf } from '../protocol/route-options.js';
 
 const HELD = Symbol('reservation held by this response');
 type HeldResponse = ServerResponse & { [HELD]?: Reservation };
@@ -57,8 +58,7 @@ export const memoryAdmission = fp<AdmissionOptions>(
     // Only a POST has a body: other requests (probes, GET operations) pay a comparison.
     app.addHook('preParsing', (request, reply, payload, done) => {
       if (request.method !== 'POST') return done(null, payload);
-      // Fastify builds routeOptions anew at each read: read once.
-      const { config } = request.routeOptions;
+      const config = routeConfigOf(request);
       const memory = config.memory;
       if (memory === undefined) return done(null, payload);
       const declared = Number(request.headers['content-length']);
@@ -102,7 +102,7 @@ export const memoryAdmission = fp<AdmissionOptions>(
     app.addHook('preValidation', (request, _reply, done) => {
       const { reservation } = request;
       if (reservation === undefined) return done();
-      const { config } = request.routeOptions;
+      const config = routeConfigOf(request);
       const memory = config.memory;
       if (memory === undefined || !('perByte' in memory)) return done();
       const bodyBytes = (request.body as Buffer | undefined)?.length ?? 0;
@@ -114,7 +114,7 @@ export const memoryAdmission = fp<AdmissionOptions>(
       done();
     });
   },
-  { name: 'memory-admission', fastify: '5.x', dependencies: ['connections', 'answer-coding'], decorators: { request: ['encoderBytes'] } },
+  { name: 'memory-admission', fastify: '5.x', dependencies: ['connections', 'answer-coding'], decorators: { request: ['encoderBytes', 'routeConfig'] } },
 );
 
 function neverFits(bytes: number, bodyBytes: number, options: AdmissionOptions) {

@@ -5,6 +5,7 @@ import type { AccessLog } from '../../config.js';
 import type { ServerResponse } from 'node:http';
 import type { ClientGoneStage, HttpMetrics } from './metrics.js';
 import { tallied } from '../../engine/items.js';
+import { routeConfigOf } from '../protocol/route-options.js';
 
 // An incoming X-Request-Id is kept when it is a plain token; anything else is replaced.
 const REQUEST_ID = /^[\w.:@/+=-]{1,128}$/;
@@ -110,8 +111,8 @@ export const accessLog = fp<AccessLogOptions>(
       app.serviceLog.info(line, 'client went away');
     });
     app.addHook('onResponse', (request: FastifyRequest, reply, done) => {
-      // Fastify makes a new object at each read of routeOptions: read once.
-      const { url: route, config } = request.routeOptions;
+      const config = routeConfigOf(request);
+      const route = config.url;
       const status = reply.statusCode;
       const milliseconds = reply.elapsedTime;
       metrics.observe(request.method, route, status, milliseconds / 1000);
@@ -125,5 +126,10 @@ export const accessLog = fp<AccessLogOptions>(
       done();
     });
   },
-  { name: 'access-log', fastify: '5.x', dependencies: ['connections'], decorators: { fastify: ['connections', 'serviceLog'], request: ['operationTally'] } },
+  {
+    name: 'access-log',
+    fastify: '5.x',
+    dependencies: ['connections', 'route-options'],
+    decorators: { fastify: ['connections', 'serviceLog'], request: ['operationTally', 'routeConfig'] },
+  },
 );

@@ -50,7 +50,7 @@ export const FLUSH_EACH_WRITE = {
  * route's answers (`route`, its config, which the caller has read) are never coded or the request asks for no coding. Read once a request.
  *
  * @example
- * answerEncoderBytes(request, request.routeOptions.config) //=> 393216 for `Accept-Encoding: gzip` on a route whose answers may be coded
+ * answerEncoderBytes(request, routeConfigOf(request)) //=> 393216 for `Accept-Encoding: gzip` on a route whose answers may be coded
  */
 export function answerEncoderBytes(request: FastifyRequest, route: FastifyContextConfig): number {
   if (request.encoderBytes !== undefined) return request.encoderBytes;

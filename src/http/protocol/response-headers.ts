@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import cors from '@fastify/cors';
 import fp from 'fastify-plugin';
+import { routeConfigOf } from './route-options.js';
 
 /** The CORS origins a response names: any (`*`), a list, or none. */
 export type CorsOrigins = readonly string[] | 'off';
@@ -26,7 +27,7 @@ const PREFLIGHT_MAX_AGE_SECONDS = 600;
  * (`Allow`, `Retry-After`).
  *
  * @example
- * await app.register(responseHeaders, { always: API_HEADERS, shuttingDown: () => false }); // after connections
+ * await app.register(responseHeaders, { always: API_HEADERS, shuttingDown: () => false }); // after connections and route-options
  */
 export const responseHeaders = fp<ResponseHeaderOptions>(
   async (app, options) => {
@@ -36,12 +37,17 @@ export const responseHeaders = fp<ResponseHeaderOptions>(
       reply.header('x-request-id', request.id);
       reply.headers(always);
       if (shuttingDown() || connections.isClosing()) reply.header('connection', 'close');
-      const headers = request.routeOptions.config.headers;
+      const headers = routeConfigOf(request).headers;
       if (headers !== undefined) reply.headers(headers);
       done();
     });
   },
-  { name: 'response-headers', fastify: '5.x', dependencies: ['connections'], decorators: { fastify: ['connections'] } },
+  {
+    name: 'response-headers',
+    fastify: '5.x',
+    dependencies: ['connections', 'route-options'],
+    decorators: { fastify: ['connections'], request: ['routeConfig'] },
+  },
 );
 
 /**

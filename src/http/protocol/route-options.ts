@@ -1,12 +1,27 @@
-import type { onRequestHookHandler } from 'fastify';
+import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 
 /**
  * The one place routes are rewritten as they are added (Fastify's `onRoute`): what a route's
  * config declares (decorations.ts), made into the route options and hooks that Fastify and its
- * plugins read. Other plugins read a route's config when a request comes, or record routes
- * (allowed-methods.ts) without changing them.
+ * plugins read. Other plugins read a route's config when a request comes (`routeConfigOf`), or
+ * record routes (allowed-methods.ts) without changing them.
  */
+
+/** A route's config as a request sees it: what decorations.ts declares, and Fastify's `url` and `method`. */
+export type RouteConfig = FastifyRequest['routeOptions']['config'];
+
+/**
+ * The config of the request's route, read from Fastify once a request: `request.routeOptions`
+ * is a getter that builds a new object of eleven fields at each read, and four hooks read it.
+ * `url` is the route's pattern, undefined for a path that is no route (a 404).
+ *
+ * @example
+ * routeConfigOf(request).countsAs //=> 'isEven' on POST /api/isEven
+ */
+export function routeConfigOf(request: FastifyRequest): RouteConfig {
+  return (request.routeConfig ??= request.routeOptions.config);
+}
 
 // Every answer of a route that may code its answers says so, coded or not (RFC 9110 §12.5.5), after any Vary already set (CORS's Origin).
 const varyOnAcceptEncoding: onRequestHookHandler = (_request, reply, done) => {
@@ -21,12 +36,14 @@ const varyOnAcceptEncoding: onRequestHookHandler = (_request, reply, done) => {
  * routes whose GET or POST answers may be coded get a hook of their own that adds `Vary:
  * Accept-Encoding`: after the route's own onRequest hooks (a 405 answers before it, and goes
  * without) and before a rate limit's (protection.ts, registered after this plugin: a 429 carries it).
+ * It decorates `request.routeConfig`, which `routeConfigOf` fills.
  *
  * @example
- * await app.register(routeOptions, { codesAnswers: true }); // before answer-coding and protection
+ * await app.register(routeOptions, { codesAnswers: true }); // before response-headers, answer-coding and protection
  */
 export const routeOptions = fp<{ codesAnswers: boolean }>(
   async (app, { codesAnswers }) => {
+    app.decorateRequest('routeConfig', undefined);
     app.addHook('onRoute', (route) => {
       if (route.config?.codedAnswers === false) {
         route.compress = false;
