@@ -19,7 +19,10 @@
  * Before any measurement every target gets the same mixed traffic (bench/warm-up.ts): the mixed
  * requests one at a time, then every scenario under load (`--warmup-loads` passes). A process that
  * has seen only one kind of request runs in a state production never sees, and measures faster;
- * one that has seen a few hundred requests is still settling. Each
+ * one that has seen a few hundred requests is still settling. With the throughput part, the
+ * `--fresh` scenarios (S1 and S2) are measured first in each process as it starts, after their
+ * own load alone: the report's drift table is the same process's CPU a request after the mixed
+ * warm-up over that. Each
  * target runs in several processes (`--processes`), one set after another, and the report gives a
  * ratio's median and spread over them: one process's JIT state can move a figure by a third.
  */
@@ -51,6 +54,8 @@ const { values: flags } = parseArgs({
     label: { type: 'string', default: `node${process.versions.node.split('.')[0]}` },
     out: { type: 'string', default: join(root, 'bench/results') },
     scenarios: { type: 'string', default: 'S1,S2,S3,S4,S5,S6' },
+    // Measured in each fresh process too, before the mixed warm-up (the drift table); 'none' for none.
+    fresh: { type: 'string', default: 'S1,S2' },
     parts: { type: 'string', default: 'throughput,scaling,many,client,rss' },
     'stream-lines': { type: 'string', default: '1000000' },
     smoke: { type: 'boolean', default: false },
@@ -82,6 +87,10 @@ const settings = {
 };
 const parts = new Set(flags.parts.split(','));
 const chosenScenarios = new Set(flags.scenarios.split(','));
+const freshIds = flags.fresh === 'none' ? [] : flags.fresh.split(',');
+for (const id of freshIds) if (!scenarios().some((s) => s.id === id)) throw new RangeError(`--fresh names scenarios (S1,S2 by default) or none, not ${id}`);
+// Of the scenarios chosen, those measured fresh too.
+const freshScenarios = scenarios().filter((s) => freshIds.includes(s.id) && chosenScenarios.has(s.id));
 // wrk cannot stop after a number of requests: the smoke run's loads go to autocannon.
 const generator: LoadGenerator = (flags.load as LoadGenerator | undefined) ?? (installed('wrk') && !smoke ? 'wrk' : 'autocannon');
 if (flags.before !== undefined) process.env.BENCH_BEFORE = flags.before;
@@ -151,7 +160,7 @@ async function warmUpAll(targets: Map<TargetName, RunningTarget>): Promise<void>
   log(`warmed up: ${mixedRequests().length} kinds of request, ${passes} times, then every scenario under load ${settings.warmupLoads} times, to each target`);
 }
 
-async function throughput(targets: Map<TargetName, RunningTarget>, all: readonly Scenario[], process: number): Promise<Cell[]> {
+async function throughput(targets: Map<TargetName, RunningTarget>, all: readonly Scenario[], process: number, phase = 'mixed'): Promise<Cell[]> {
   const cells: Cell[] = [];
   for (const scenario of all) {
     for (const target of targets.values()) {
@@ -176,7 +185,7 @@ async function throughput(targets: Map<TargetName, RunningTarget>, all: readonly
         const cpuMicrosPerRequest = (cpuMicroseconds(target.pid) - cpuBefore) / result.requests;
         const peakRssMiB = memoryMiB(target.pid, 'VmHWM');
         log(
-          `${scenario.id} process ${process} round ${round} ${name.padEnd(8)} ${Math.round(result.requestsPerSecond)} req/s, ${cpuMicrosPerRequest.toFixed(1)} µs CPU/request, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, peak RSS ${peakRssMiB} MiB` +
+          `${scenario.id}${phase === 'fresh' ? ' fresh' : ''} process ${process} round ${round} ${name.padEnd(8)} ${Math.round(result.requestsPerSecond)} req/s, ${cpuMicrosPerRequest.toFixed(1)} µs CPU/request, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, peak RSS ${peakRssMiB} MiB` +
             (loopDelayMaxMs === undefined ? '' : `, event-loop delay at most ${loopDelayMaxMs.toFixed(1)} ms`),
         );
         cells.push({
@@ -356,6 +365,7 @@ async function main(): Promise<void> {
   const receiver = flags.collector === undefined && TARGET_ORDER.some((name) => TARGETS[name].traced) ? await startReceiver(loadPin, workDir) : undefined;
   try {
     const cells: Cell[] = [];
+    const freshCells: Cell[] = [];
     const steadyCells: SteadyCell[] = [];
     let scalingRows: ScalingRow[] = [];
     let manyRows: Awaited<ReturnType<typeof manyOperations>> = [];
@@ -370,6 +380,7 @@ async function main(): Promise<void> {
             : await startTarget(name, serverPin, workDir, extraEnv),
         );
       log(`process set ${process} of ${settings.processes}; load generator: ${generator}; pinning: ${canPin ? 'servers on CPU 0, load on CPU 1' : 'none'}`);
+      if (parts.has('throughput') && freshScenarios.length > 0) freshCells.push(...(await throughput(targets, freshScenarios, process, 'fresh')));
       await warmUpAll(targets);
       if (parts.has('throughput'))
         cells.push(
@@ -427,6 +438,7 @@ async function main(): Promise<void> {
       settings: { ...settings, smoke, env: extraEnv },
       serviceLogLines,
       cells,
+      fresh: freshCells,
       scaling: scalingRows,
       peakRss: rss,
       many: manyRows,

@@ -127,7 +127,12 @@ test('npm run bench -- --smoke: every target answers every scenario correctly, a
     report.cells.map((cell) => `${cell.scenario} ${cell.target}`).sort(),
     ['S1', 'S2', 'S3', 'S4', 'S5', 'S6'].flatMap((scenario) => targets.map((target) => `${scenario} ${target}`)).sort(),
   );
-  for (const cell of report.cells) {
+  // S1 and S2 again in each process before the mixed warm-up, for the drift table.
+  assert.deepEqual(
+    (report.fresh ?? []).map((cell) => `${cell.scenario} ${cell.target}`).sort(),
+    ['S1', 'S2'].flatMap((scenario) => targets.map((target) => `${scenario} ${target}`)).sort(),
+  );
+  for (const cell of [...report.cells, ...(report.fresh ?? [])]) {
     assert.ok(cell.requests > 0, `${cell.scenario} ${cell.target}: no request answered`);
     assert.equal(cell.errors + cell.non2xx, 0, `${cell.scenario} ${cell.target}: errors`);
   }
@@ -143,5 +148,6 @@ test('npm run bench -- --smoke: every target answers every scenario correctly, a
     [200, 200, 200, 200],
   );
   const markdown = readFileSync(join(out, 'smoke.md'), 'utf8');
-  for (const heading of ['## Throughput', '## Goals', '## Tracing', '## Sort scaling', '## Peak memory']) assert.ok(markdown.includes(heading), heading);
+  for (const heading of ['## Throughput', '## Goals', '## Drift', '## Tracing', '## Sort scaling', '## Peak memory'])
+    assert.ok(markdown.includes(heading), heading);
 });
