@@ -15,13 +15,12 @@ class RequestLogger implements FastifyBaseLogger {
   constructor(
     private readonly parent: FastifyBaseLogger,
     private readonly bindings: Bindings,
-    private readonly options: ChildLoggerOptions = {},
   ) {}
 
   #added: Bindings | undefined;
 
   get #logger(): FastifyBaseLogger {
-    return (this.#real ??= this.parent.child(this.#added === undefined ? this.bindings : { ...this.bindings, ...this.#added }, this.options));
+    return (this.#real ??= this.parent.child(this.#added === undefined ? this.bindings : { ...this.bindings, ...this.#added }));
   }
 
   /** Adds bindings to every line this logger writes, without making pino's child before a line is written. */
