@@ -5,6 +5,7 @@ import { PROBLEM_CONTENT_TYPE, ProblemError, problemOf, validationProblem, type 
 import { LIMIT_TEXTS } from '../operations/limit-texts.js';
 import { announceCloseIfBodyUnread } from './protocol/lingering-close.js';
 import { isExemptFromRequestTimeout } from './protocol/request-timeout.js';
+import { routeConfigOf } from './protocol/route-options.js';
 
 /**
  * Sends a problem answer. One sent before the request's body has all arrived (405, 404, 413, 429,
@@ -51,7 +52,7 @@ export function toProblem(error: unknown, limits: ProblemLimits): Problem {
 export function problemErrorHandler(limits: ProblemLimits) {
   return function handleError(this: unknown, error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
     let problem = toProblem(error, limits);
-    const mediaType = request.routeOptions.config.mediaTypeProblem;
+    const mediaType = routeConfigOf(request).mediaTypeProblem;
     if (problem.status === 415 && mediaType !== undefined) problem = problemOf(415, mediaType);
     // An answer's stream that fails because its client went away (a premature close) is no failure
     // of the service: the access log has a line for it already (observability/access-log.ts).

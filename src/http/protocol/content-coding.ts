@@ -4,6 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ProblemError } from '../../operations/problem.js';
 import { LIMIT_TEXTS } from '../../operations/limit-texts.js';
+import { routeConfigOf } from './route-options.js';
 
 /** A content coding the service decodes in request bodies (RFC 9110 §8.4.1). */
 export interface RequestCoding {
@@ -163,9 +164,9 @@ export const requestDecoding = fp<{ bodyLimit: number }>(
       } catch (error) {
         return done(error as ProblemError);
       }
-      done(null, coding === undefined ? payload : decodedBody(payload, coding, request.routeOptions.config.decodedBodyLimit ?? bodyLimit));
+      done(null, coding === undefined ? payload : decodedBody(payload, coding, routeConfigOf(request).decodedBodyLimit ?? bodyLimit));
     });
   },
   // After the admission, whose hook reserves the decoder's memory before this one starts it.
-  { name: 'request-decoding', fastify: '5.x', dependencies: ['memory-admission'] },
+  { name: 'request-decoding', fastify: '5.x', dependencies: ['memory-admission', 'route-options'] },
 );
