@@ -18,6 +18,9 @@
  *                                                                        # measured in up to --attempts (5) processes
  *   npx tsx bench/instructions.ts --targets service --node-flag=--max-semi-space-size=32   # a V8 flag's effect
  *   npx tsx bench/instructions.ts --warmup-loads 3                 # after every scenario with requests in flight
+ *   npx tsx bench/instructions.ts --targets service-traced,service-traced+b64 --variant b64:OTEL_BSP_MAX_EXPORT_BATCH_SIZE=64
+ *                                                                        # a setting's effect (bench/targets.ts, defineVariant)
+ *   npx tsx bench/instructions.ts --targets service --fresh --scenarios S1   # before any other request: the drift, by difference
  *
  * `--functions` starts the target with `--perf-basic-prof`, so that the addresses of JIT code can
  * be named from /tmp/perf-<pid>.map; that flag changes the counts a little, so totals come from
@@ -34,7 +37,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { execFileSync } from 'node:child_process';
 import { scenarios, type Scenario } from './scenarios.js';
-import { entryOf, TARGETS, type TargetName } from './targets.js';
+import { defineVariant, entryOf, targetOf, type TargetName } from './targets.js';
 import { leastOf, verdicts } from './report.js';
 import { mixedRequests, WARM_UP_PASSES } from './warm-up.js';
 
@@ -47,11 +50,13 @@ const { values: flags } = parseArgs({
     functions: { type: 'boolean', default: false },
     env: { type: 'string', multiple: true, default: [] },
     'node-flag': { type: 'string', multiple: true, default: [] },
+    variant: { type: 'string', multiple: true, default: [] },
     out: { type: 'string' },
     check: { type: 'string' },
     margin: { type: 'string', default: '0.15' },
     attempts: { type: 'string', default: '5' },
     'warmup-loads': { type: 'string', default: '0' },
+    fresh: { type: 'boolean', default: false },
   },
 });
 const count = Number(flags.requests);
@@ -217,7 +222,7 @@ const VGDB_ENV = { USER: 'bench', LOGNAME: 'bench', HOST: 'bench' };
 
 async function measure(name: TargetName, which: readonly Scenario[] = chosen): Promise<Measured[]> {
   const dir = mkdtempSync(join(tmpdir(), 'callgrind-'));
-  const target = TARGETS[name];
+  const target = targetOf(name);
   // A traced target exports to the collector BENCH_COLLECTOR names (bench/otlp-receiver, started by hand).
   const collector = process.env.BENCH_COLLECTOR;
   if (target.traced && collector === undefined) throw new Error(`${name} exports spans: set BENCH_COLLECTOR to an OTLP/HTTP receiver's URL`);
@@ -260,7 +265,8 @@ async function measure(name: TargetName, which: readonly Scenario[] = chosen): P
     throw new Error(`no callgrind dump ${dumps} in ${dir}: ${readdirSync(dir).join(', ')}`);
   };
   try {
-    for (let pass = 0; pass < WARM_UP_PASSES; pass++) for (const request of mixedRequests()) await send(base, request);
+    // --fresh: no mixed warm-up, the figure a process has before it served anything else (issue 59's drift, by function).
+    if (!flags.fresh) for (let pass = 0; pass < WARM_UP_PASSES; pass++) for (const request of mixedRequests()) await send(base, request);
     for (let pass = 0; pass < warmupLoads; pass++) await loadPass(base);
     const results: Measured[] = [];
     for (const scenario of which) {
@@ -376,8 +382,9 @@ async function measure(name: TargetName, which: readonly Scenario[] = chosen): P
 }
 
 const all: Measured[] = [];
+for (const spec of flags.variant) defineVariant(spec);
 for (const name of flags.targets.split(',') as TargetName[]) {
-  if (TARGETS[name] === undefined) throw new Error(`--targets: unknown target ${name}`);
+  targetOf(name); // an unknown target or variant is named before any is measured
   all.push(...(await measure(name)));
 }
 const report = { node: process.version, env: extraEnv, requests: count, results: all };

@@ -58,7 +58,16 @@ export interface BenchReport {
   machine: { cpus: number; model: string; node: string; platform: string };
   loadGenerator: string;
   pinning: string;
-  settings: { rounds: number; seconds: number; connections: number; processes?: number; env?: Record<string, string>; [other: string]: unknown };
+  settings: {
+    rounds: number;
+    seconds: number;
+    connections: number;
+    processes?: number;
+    env?: Record<string, string>;
+    /** `--variant` settings by label: target `BASE+LABEL` ran with them. */
+    variants?: Record<string, Record<string, string>>;
+    [other: string]: unknown;
+  };
   serviceLogLines: number;
   cells: Cell[];
   /** The `--fresh` scenarios measured in each process before the mixed warm-up; absent from reports made before it. */
@@ -197,6 +206,12 @@ export function markdownReport(report: BenchReport): string {
             .join(', ')}.`,
         ]
       : []),
+    ...Object.entries(report.settings.variants ?? {}).map(
+      ([label, settings]) =>
+        `+${label}: the same target with ${Object.entries(settings)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(', ')}.`,
+    ),
     '',
     '## Throughput',
     '',
@@ -348,7 +363,10 @@ function tracingSection(cells: readonly Cell[], env: Readonly<Record<string, str
     const processes = [...new Set(chosen.map((c) => c.process ?? 1))];
     const of = (process: number, target: TargetName, field: 'cpuMicrosPerRequest' | 'p99Ms') =>
       mean(chosen.filter((c) => (c.process ?? 1) === process && c.target === target).map((c) => c[field] ?? NaN));
-    for (const bound of TRACING_BOUNDS) {
+    // Each bounded target's variants (`service-traced+LABEL`) beside it, without a bound: a setting compared in the same run.
+    const targets = [...new Set(chosen.map((c) => c.target))];
+    const rows = TRACING_BOUNDS.flatMap((bound) => [bound, ...targets.filter((t) => t.startsWith(`${bound.target}+`)).map((target) => ({ target }))]);
+    for (const bound of rows as ReadonlyArray<(typeof TRACING_BOUNDS)[number]>) {
       const ratios = (field: 'cpuMicrosPerRequest' | 'p99Ms') =>
         processes.map((p) => of(p, bound.target, field) / of(p, 'service', field)).filter(Number.isFinite);
       const cpu = ratios('cpuMicrosPerRequest');

@@ -12,6 +12,8 @@
  *   npm run bench -- --targets service,service-traced --collector http://127.0.0.1:9 --parts throughput --label down   # a collector that is down
  *   npm run bench -- --before /tmp/previous --targets service,service-traced,service-traced-before --scenarios S1 --parts throughput --label traced-ab
  *   npm run bench -- --before /tmp/previous --targets service,service-before,fastify --scenarios S1,S2,S3,S4 --rounds 2 --parts throughput --label ab
+ *   npm run bench -- --targets service,service-traced,service-traced+b64 --variant b64:OTEL_BSP_MAX_EXPORT_BATCH_SIZE=64 --scenarios S1 --parts throughput,steady
+ *                                                                  # the tracing SDK's settings compared in one run (variants: bench/targets.ts)
  *   npm run bench -- --targets service,service-traced,fastify --parts steady --label steady   # S1 at 25% and 50% of the service's
  *                                               # capacity, at a fixed arrival rate (wrk2, bench/vendor), with the loop's delay and GC inside
  *                                               # an A/B against another checkout, built there first
@@ -38,7 +40,18 @@ import { markdownReport, type BenchReport, type Cell, type RssCase, type Scaling
 import { manyOperations } from './many.js';
 import { clientBatching } from './client-batching.js';
 import { nestedDocument, scenarios, seededRandom, type Scenario } from './scenarios.js';
-import { cpuMicroseconds, memoryMiB, startReceiver, startTarget, TARGETS, type RunningTarget, type TargetName } from './targets.js';
+import {
+  cpuMicroseconds,
+  defineVariant,
+  memoryMiB,
+  startReceiver,
+  startTarget,
+  targetOf,
+  variantSettings,
+  type BaseTargetName,
+  type RunningTarget,
+  type TargetName,
+} from './targets.js';
 
 const root = new URL('..', import.meta.url).pathname;
 const { values: flags } = parseArgs({
@@ -63,6 +76,8 @@ const { values: flags } = parseArgs({
     before: { type: 'string' },
     targets: { type: 'string' },
     env: { type: 'string', multiple: true, default: [] },
+    // LABEL:NAME=VALUE, a setting of the variant LABEL: target BASE+LABEL is BASE with its settings (bench/targets.ts).
+    variant: { type: 'string', multiple: true, default: [] },
     collector: { type: 'string' },
     rates: { type: 'string', default: '0.25,0.5' },
     'steady-seconds': { type: 'string', default: '25' },
@@ -96,7 +111,7 @@ const generator: LoadGenerator = (flags.load as LoadGenerator | undefined) ?? (i
 if (flags.before !== undefined) process.env.BENCH_BEFORE = flags.before;
 // The traced targets export to this URL instead of the bench's receiver: a collector that is down or never answers.
 if (flags.collector !== undefined) process.env.BENCH_COLLECTOR = new URL(flags.collector).href.replace(/\/$/, '');
-const ALL_TARGETS: readonly TargetName[] = [
+const ALL_TARGETS: readonly BaseTargetName[] = [
   'service',
   'service-before',
   'service-logged',
@@ -109,6 +124,7 @@ const ALL_TARGETS: readonly TargetName[] = [
   'fastify-logger',
   'express',
 ];
+for (const spec of flags.variant) defineVariant(spec);
 const TARGET_ORDER: readonly TargetName[] =
   flags.targets === undefined
     ? ALL_TARGETS.filter((name) => !name.endsWith('-before') || flags.before !== undefined)
@@ -128,8 +144,10 @@ function wholeNumber(flag: string, text: string): number {
 }
 
 function knownTarget(name: string): TargetName {
-  if (!(ALL_TARGETS as readonly string[]).includes(name))
-    throw new Error(`--targets: unknown target ${JSON.stringify(name)}; the targets are ${ALL_TARGETS.join(', ')}`);
+  const base = name.split('+')[0] as string;
+  if (!(ALL_TARGETS as readonly string[]).includes(base))
+    throw new Error(`--targets: unknown target ${JSON.stringify(name)}; the targets are ${ALL_TARGETS.join(', ')}, each with +LABEL for a --variant`);
+  targetOf(name); // a variant's label must have been given its settings
   return name as TargetName;
 }
 // Sort scaling compares the implementations, not their logging: the first four only.
@@ -362,7 +380,7 @@ async function main(): Promise<void> {
   const startedAt = new Date();
   const targets = new Map<TargetName, RunningTarget>();
   // The traced targets' collector: one for the run, on the load generator's CPU.
-  const receiver = flags.collector === undefined && TARGET_ORDER.some((name) => TARGETS[name].traced) ? await startReceiver(loadPin, workDir) : undefined;
+  const receiver = flags.collector === undefined && TARGET_ORDER.some((name) => targetOf(name).traced) ? await startReceiver(loadPin, workDir) : undefined;
   try {
     const cells: Cell[] = [];
     const freshCells: Cell[] = [];
@@ -435,7 +453,7 @@ async function main(): Promise<void> {
           ? execFileSync('sh', ['-c', 'wrk -v 2>&1 | head -1'], { encoding: 'utf8' }).trim()
           : `autocannon ${(JSON.parse(readFileSync(join(root, 'node_modules/autocannon/package.json'), 'utf8')) as { version: string }).version}`,
       pinning: canPin ? 'servers on CPU 0, load generator on CPU 1 (taskset)' : 'none',
-      settings: { ...settings, smoke, env: extraEnv },
+      settings: { ...settings, smoke, env: extraEnv, variants: variantSettings() },
       serviceLogLines,
       cells,
       fresh: freshCells,

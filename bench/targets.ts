@@ -5,7 +5,7 @@ import { join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
 
-export type TargetName =
+export type BaseTargetName =
   | 'service'
   | 'service-before'
   | 'service-logged'
@@ -18,8 +18,22 @@ export type TargetName =
   | 'fastify-logger'
   | 'express';
 
+/**
+ * A target, or a variant of one: `service-traced+batch64` is `service-traced` with the settings
+ * `--variant batch64:NAME=VALUE` gave the label `batch64` (defineVariant), so that settings, such
+ * as the tracing SDK's OTEL_BSP_*, are compared in one run.
+ */
+export type TargetName = BaseTargetName | `${BaseTargetName}+${string}`;
+
+interface Target {
+  readonly entry: string;
+  readonly env: Readonly<Record<string, string>>;
+  readonly traced?: true;
+  readonly before?: true;
+}
+
 /** Each target is its own process, started with plain `node` on a free port; a traced one exports its spans to the bench's OTLP receiver. */
-export const TARGETS: Record<TargetName, { entry: string; env: Record<string, string>; traced?: true; before?: true }> = {
+export const TARGETS: Record<BaseTargetName, Target> = {
   // The built service as `npm start` runs it: production defaults (LOG_LEVEL=info, ACCESS_LOG=minimal,
   // security headers, CORS, metrics, memory admission); only the drain delay is cut, so that it stops at once.
   service: { entry: join(root, 'dist/main.js'), env: { WORKERS: '1', DRAIN_DELAY_MS: '0' } },
@@ -46,12 +60,49 @@ export const TARGETS: Record<TargetName, { entry: string; env: Record<string, st
   express: { entry: join(root, 'bench/express/server.mjs'), env: { NODE_ENV: 'production' } },
 };
 
+const variants = new Map<string, Record<string, string>>();
+
+/**
+ * Adds one setting to a variant's label, from `LABEL:NAME=VALUE` (`--variant`; repeat a label for more settings).
+ *
+ * @example
+ * defineVariant('batch64:OTEL_BSP_MAX_EXPORT_BATCH_SIZE=64'); // then target 'service-traced+batch64'
+ */
+export function defineVariant(spec: string): void {
+  const match = /^([\w.-]+):([A-Za-z_]\w*)=(.*)$/s.exec(spec);
+  if (match === null) throw new Error(`--variant takes LABEL:NAME=VALUE, such as batch64:OTEL_BSP_MAX_EXPORT_BATCH_SIZE=64, not ${JSON.stringify(spec)}`);
+  const [, label, name, value] = match as unknown as [string, string, string, string];
+  variants.set(label, { ...variants.get(label), [name]: value });
+}
+
+/** Every variant's settings by label, for the report. */
+export function variantSettings(): Record<string, Record<string, string>> {
+  return Object.fromEntries(variants);
+}
+
+/**
+ * A target by name: one of TARGETS, or `BASE+LABEL`, the base with its variant's settings over its own.
+ *
+ * @example
+ * targetOf('service-traced+batch64').env.OTEL_BSP_MAX_EXPORT_BATCH_SIZE //=> '64'
+ */
+export function targetOf(name: string): Target {
+  const plus = name.indexOf('+');
+  const base = TARGETS[(plus === -1 ? name : name.slice(0, plus)) as BaseTargetName];
+  if (base === undefined)
+    throw new Error(`unknown target ${JSON.stringify(name)}; the targets are ${Object.keys(TARGETS).join(', ')}, each with +LABEL for a --variant`);
+  if (plus === -1) return base;
+  const settings = variants.get(name.slice(plus + 1));
+  if (settings === undefined) throw new Error(`target ${name}: no --variant ${name.slice(plus + 1)}:NAME=VALUE was given`);
+  return { ...base, env: { ...base.env, ...settings } };
+}
+
 /**
  * The file a target runs: for a `-before` target, the same file in the checkout BENCH_BEFORE names,
  * read when it starts (this module's TARGETS is built before run.ts has read its flags).
  */
 export function entryOf(name: TargetName): string {
-  const target = TARGETS[name];
+  const target = targetOf(name);
   if (target.before !== true) return target.entry;
   const before = process.env.BENCH_BEFORE;
   if (before === undefined) throw new Error(`${name} runs another checkout's build: name it with --before DIR`);
@@ -75,7 +126,7 @@ export async function startTarget(
   env: Record<string, string> = {},
   nodeFlags: readonly string[] = [],
 ): Promise<RunningTarget> {
-  const target = TARGETS[name];
+  const target = targetOf(name);
   let tracing: Record<string, string> = {};
   if (target.traced) {
     // BENCH_COLLECTOR (`npm run bench -- --collector URL`): a collector that is down or slow instead of the receiver.

@@ -6,8 +6,9 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { parseWrk, parseWrk2 } from '../bench/load.js';
-import { leastOf, verdicts } from '../bench/report.js';
-import type { BenchReport } from '../bench/report.js';
+import { leastOf, markdownReport, verdicts } from '../bench/report.js';
+import type { BenchReport, Cell } from '../bench/report.js';
+import { defineVariant, targetOf } from '../bench/targets.js';
 
 const root = new URL('..', import.meta.url).pathname;
 
@@ -85,7 +86,6 @@ test('wrk2 output is read into the rate, requests, req/s and the percentiles fro
   assert.throws(() => parseWrk2(WRK_OUTPUT, 7500), /wrk2 printed no 50\.000th percentile/);
 });
 
-// Timing is never asserted: this only proves that `npm run bench` works end to end (a smoke run of two requests a connection a cell).
 test('the instruction check fails past the saved figure plus its margin, judging the least over processes', () => {
   const figure = (scenario: string, instructionsPerRequest: number) => ({ target: 'service', scenario, instructionsPerRequest });
   const saved = [figure('S1', 100_000), figure('S2', 80_000)];
@@ -114,6 +114,55 @@ test('the instruction check fails past the saved figure plus its margin, judging
   assert.equal(verdicts(leastOf([[figure('S1', 150_000)], [figure('S1', 130_000)]]), saved, 0.15)[0]?.over, true);
 });
 
+test('a variant is its base target with its settings on top, and is reported beside it in the tracing table', () => {
+  defineVariant('b64:OTEL_BSP_MAX_EXPORT_BATCH_SIZE=64');
+  defineVariant('b64:OTEL_BSP_SCHEDULE_DELAY=200');
+  defineVariant('off:OTEL_TRACES_SAMPLER=always_off');
+  const variant = targetOf('service-traced+b64');
+  assert.equal(variant.entry, targetOf('service-traced').entry);
+  assert.equal(variant.traced, true);
+  assert.deepEqual(variant.env, { ...targetOf('service-traced').env, OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '64', OTEL_BSP_SCHEDULE_DELAY: '200' });
+  // A variant's setting wins over its base's own.
+  assert.equal(targetOf('service-unsampled+off').env.OTEL_TRACES_SAMPLER, 'always_off');
+  assert.equal(targetOf('service+off').env.OTEL_TRACES_SAMPLER, 'always_off');
+  assert.throws(() => targetOf('service-traced+nothing'), /no --variant nothing:NAME=VALUE was given/);
+  assert.throws(() => targetOf('servce'), /unknown target "servce"/);
+  assert.throws(() => defineVariant('b64=64'), /--variant takes LABEL:NAME=VALUE/);
+
+  const cell = (target: Cell['target'], process: number, cpuMicrosPerRequest: number): Cell => ({
+    scenario: 'S1',
+    target,
+    round: 1,
+    process,
+    requests: 1000,
+    requestsPerSecond: 1e6 / cpuMicrosPerRequest,
+    p50Ms: 1,
+    p99Ms: 2,
+    errors: 0,
+    non2xx: 0,
+    cpuMicrosPerRequest,
+  });
+  const report: BenchReport = {
+    label: 'variants',
+    startedAt: new Date(0).toISOString(),
+    minutes: 1,
+    machine: { cpus: 2, model: 'test', node: process.version, platform: 'linux x64' },
+    loadGenerator: 'wrk',
+    pinning: 'none',
+    settings: { rounds: 1, seconds: 1, connections: 1, processes: 2, variants: { b64: { OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '64' } } },
+    serviceLogLines: 0,
+    cells: [1, 2].flatMap((p) => [cell('service', p, 30), cell('service-traced', p, 45), cell('service-traced+b64', p, 42 + p * 3)]),
+    scaling: [],
+    peakRss: [],
+  };
+  const markdown = markdownReport(report);
+  assert.match(markdown, /\+b64: the same target with OTEL_BSP_MAX_EXPORT_BATCH_SIZE=64\./);
+  assert.match(markdown, /\| S1 \| service-traced \| 1\.50 \| 1\.50–1\.50 \| ≤ 1\.3 \*\*missed\*\* \|/);
+  // The variant's row, median over its two processes (1.5 and 1.6), without a bound of its own.
+  assert.match(markdown, /\| S1 \| service-traced\+b64 \| 1\.55 \| 1\.50–1\.60 \| {2}\|/);
+});
+
+// Timing is never asserted: this only proves that `npm run bench` works end to end (a smoke run of two requests a connection a cell).
 test('npm run bench -- --smoke: every target answers every scenario correctly, and both reports are written', { timeout: 240_000 }, async (t) => {
   const out = mkdtempSync(join(tmpdir(), 'bench-smoke-'));
   t.after(() => rmSync(out, { recursive: true, force: true }));
