@@ -33,7 +33,7 @@ interface Target {
 }
 
 /** Each target is its own process, started with plain `node` on a free port; a traced one exports its spans to the bench's OTLP receiver. */
-export const TARGETS: Record<BaseTargetName, Target> = {
+const TARGETS: Record<BaseTargetName, Target> = {
   // The built service as `npm start` runs it: production defaults (LOG_LEVEL=info, ACCESS_LOG=minimal,
   // security headers, CORS, metrics, memory admission); only the drain delay is cut, so that it stops at once.
   service: { entry: join(root, 'dist/main.js'), env: { WORKERS: '1', DRAIN_DELAY_MS: '0' } },
