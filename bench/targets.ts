@@ -88,7 +88,8 @@ export function variantSettings(): Record<string, Record<string, string>> {
  */
 export function targetOf(name: string): Target {
   const plus = name.indexOf('+');
-  const base = TARGETS[(plus === -1 ? name : name.slice(0, plus)) as BaseTargetName];
+  const baseName = plus === -1 ? name : name.slice(0, plus);
+  const base = Object.hasOwn(TARGETS, baseName) ? TARGETS[baseName as BaseTargetName] : undefined;
   if (base === undefined)
     throw new Error(`unknown target ${JSON.stringify(name)}; the targets are ${Object.keys(TARGETS).join(', ')}, each with +LABEL for a --variant`);
   if (plus === -1) return base;

@@ -127,6 +127,7 @@ test('a variant is its base target with its settings on top, and is reported bes
   assert.equal(targetOf('service+off').env.OTEL_TRACES_SAMPLER, 'always_off');
   assert.throws(() => targetOf('service-traced+nothing'), /no --variant nothing:NAME=VALUE was given/);
   assert.throws(() => targetOf('servce'), /unknown target "servce"/);
+  assert.throws(() => targetOf('toString+b64'), /unknown target "toString\+b64"/);
   assert.throws(() => defineVariant('b64=64'), /--variant takes LABEL:NAME=VALUE/);
 
   const cell = (target: Cell['target'], process: number, cpuMicrosPerRequest: number): Cell => ({
