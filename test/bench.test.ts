@@ -117,14 +117,15 @@ test('the instruction check fails past the saved figure plus its margin, judging
 test('a variant is its base target with its settings on top, and is reported beside it in the tracing table', () => {
   defineVariant('b64:OTEL_BSP_MAX_EXPORT_BATCH_SIZE=64');
   defineVariant('b64:OTEL_BSP_SCHEDULE_DELAY=200');
-  defineVariant('off:OTEL_TRACES_SAMPLER=always_off');
+  defineVariant('on:OTEL_TRACES_SAMPLER=always_on');
   const variant = targetOf('service-traced+b64');
   assert.equal(variant.entry, targetOf('service-traced').entry);
   assert.equal(variant.traced, true);
   assert.deepEqual(variant.env, { ...targetOf('service-traced').env, OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '64', OTEL_BSP_SCHEDULE_DELAY: '200' });
   // A variant's setting wins over its base's own.
-  assert.equal(targetOf('service-unsampled+off').env.OTEL_TRACES_SAMPLER, 'always_off');
-  assert.equal(targetOf('service+off').env.OTEL_TRACES_SAMPLER, 'always_off');
+  assert.equal(targetOf('service-unsampled').env.OTEL_TRACES_SAMPLER, 'always_off');
+  assert.equal(targetOf('service-unsampled+on').env.OTEL_TRACES_SAMPLER, 'always_on');
+  assert.equal(targetOf('service+on').env.OTEL_TRACES_SAMPLER, 'always_on');
   assert.throws(() => targetOf('service-traced+nothing'), /no --variant nothing:NAME=VALUE was given/);
   assert.throws(() => targetOf('servce'), /unknown target "servce"/);
   assert.throws(() => targetOf('toString+b64'), /unknown target "toString\+b64"/);
