@@ -383,10 +383,9 @@ async function measure(name: TargetName, which: readonly Scenario[] = chosen): P
 
 const all: Measured[] = [];
 for (const spec of flags.variant) defineVariant(spec);
-for (const name of flags.targets.split(',') as TargetName[]) {
-  targetOf(name); // an unknown target or variant is named before any is measured
-  all.push(...(await measure(name)));
-}
+const targetNames = flags.targets.split(',') as TargetName[];
+for (const name of targetNames) targetOf(name); // an unknown target or variant is named before any is measured
+for (const name of targetNames) all.push(...(await measure(name)));
 const report = { node: process.version, env: extraEnv, requests: count, results: all };
 if (flags.out !== undefined) writeFileSync(flags.out, `${JSON.stringify(report, null, 2)}\n`);
 else process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
