@@ -21,6 +21,7 @@
  *   npx tsx bench/instructions.ts --targets service-traced,service-traced+b64 --variant b64:OTEL_BSP_MAX_EXPORT_BATCH_SIZE=64
  *                                                                        # a setting's effect (bench/targets.ts, defineVariant)
  *   npx tsx bench/instructions.ts --targets service --fresh --scenarios S1   # before any other request: the drift, by difference
+ *   npx tsx bench/instructions.ts --targets service --functions --callers 'IC_Megamorphic'   # who pays those functions' cost
  *
  * `--functions` starts the target with `--perf-basic-prof`, so that the addresses of JIT code can
  * be named from /tmp/perf-<pid>.map; that flag changes the counts a little, so totals come from
@@ -57,6 +58,7 @@ const { values: flags } = parseArgs({
     attempts: { type: 'string', default: '5' },
     'warmup-loads': { type: 'string', default: '0' },
     fresh: { type: 'boolean', default: false },
+    callers: { type: 'string' },
   },
 });
 const count = Number(flags.requests);
@@ -64,6 +66,7 @@ const attempts = Number(flags.attempts);
 if (!Number.isInteger(attempts) || attempts < 1) throw new RangeError(`--attempts must be a whole number of processes, at least 1, not ${flags.attempts}`);
 const warmupLoads = Number(flags['warmup-loads']);
 if (!Number.isInteger(warmupLoads) || warmupLoads < 0) throw new RangeError(`--warmup-loads must be a whole number of passes, not ${flags['warmup-loads']}`);
+if (flags.callers !== undefined && !flags.functions) throw new RangeError('--callers names functions: it needs --functions');
 const chosen = scenarios().filter((scenario) => flags.scenarios.split(',').includes(scenario.id));
 const extraEnv = Object.fromEntries(flags.env.map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -210,6 +213,8 @@ interface Measured {
    * their properties in changing orders, by computed key, or after they were made.
    */
   shapeChanges?: Array<{ function: string; instructions: number; callers: Array<[string, number, Array<[string, number]>]> }>;
+  /** With `--callers REGEX`: the functions it matches, each with who calls it and who calls those (what a megamorphic inline cache's cost is spent for). */
+  callersOf?: Array<{ function: string; instructions: number; callers: Array<[string, number, Array<[string, number]>]> }>;
 }
 
 // V8's runtime functions for shape changes (issue 59).
@@ -349,18 +354,23 @@ async function measure(name: TargetName, which: readonly Scenario[] = chosen): P
         result.byGroup = Object.fromEntries([...groups].sort((a, b) => b[1] - a[1]).map(([group, n]) => [group, Math.round(n)]));
         // Who calls each shape change, and who calls those. The second level is only a lead: V8's
         // runtime entry (CEntry) is one function for every runtime call, so its callers are all of theirs.
-        result.shapeChanges = rounded(
-          [...inclusive].filter(([fn]) => SHAPE_CHANGE.test(fn)),
-          12,
-        ).map(([fn, n]) => ({
-          function: fn,
-          instructions: n,
-          callers: rounded(callersOf.get(fn) ?? [], 6).map(([caller, cost]): [string, number, Array<[string, number]>] => [
+        const callersTwoUp = (fn: string, top: number) =>
+          rounded(callersOf.get(fn) ?? [], top).map(([caller, cost]): [string, number, Array<[string, number]>] => [
             caller,
             cost,
             caller.startsWith('JS:') ? [] : rounded(callersOf.get(caller) ?? [], 4),
-          ]),
-        }));
+          ]);
+        result.shapeChanges = rounded(
+          [...inclusive].filter(([fn]) => SHAPE_CHANGE.test(fn)),
+          12,
+        ).map(([fn, n]) => ({ function: fn, instructions: n, callers: callersTwoUp(fn, 6) }));
+        if (flags.callers !== undefined) {
+          const wanted = new RegExp(flags.callers);
+          result.callersOf = rounded(
+            [...functions].filter(([fn]) => wanted.test(fn)),
+            12,
+          ).map(([fn, n]) => ({ function: fn, instructions: n, callers: callersTwoUp(fn, 12) }));
+        }
         result.topFunctions = [...functions]
           .sort((a, b) => b[1] - a[1])
           .slice(0, 60)
