@@ -6,7 +6,7 @@ import { memoryAdmission } from '../../src/http/memory/admission.js';
 import { MemoryBudget } from '../../src/http/memory/budget.js';
 import { answerCoding } from '../../src/http/protocol/answer-coding.js';
 import { requestDecoding } from '../../src/http/protocol/content-coding.js';
-import { routeOptions } from '../../src/http/protocol/route-options.js';
+import { routeConfigOf, routeOptions } from '../../src/http/protocol/route-options.js';
 import { connections } from '../../src/http/protocol/drain.js';
 import { accessLog } from '../../src/http/observability/access-log.js';
 import { createHttpMetrics } from '../../src/http/observability/metrics.js';
@@ -70,21 +70,60 @@ test('an admitted POST over a socket has one close listener, which releases its 
   assert.equal(app.memory.budget.reserved, 0);
 });
 
-test("a request's route config is read from Fastify once and kept for every hook that asks", async (t) => {
+test("a route's config is read from Fastify once for the route and given to each of its requests", async (t) => {
   const app = await buildApp({}, { logger: false });
   t.after(() => app.close());
-  const seen: Array<{ kept: boolean; url: string | undefined }> = [];
+  const seen: Array<{ given: boolean; url: string | undefined; config: unknown }> = [];
   app.addHook('onSend', (request, _reply, payload, done) => {
+    const given = request.routeConfig !== undefined;
     // Fastify's getter builds a new object at each read; the config inside is the route's own.
-    seen.push({ kept: request.routeConfig === request.routeOptions.config, url: request.routeConfig?.url });
+    const config = routeConfigOf(request);
+    assert.equal(config, request.routeOptions.config);
+    seen.push({ given, url: config.url, config });
     done(null, payload);
   });
   await app.inject({ method: 'POST', url: '/api/isEven', payload: { input: 2 } });
+  await app.inject({ method: 'POST', url: '/api/isEven', payload: { input: 3 } });
   await app.inject({ method: 'GET', url: '/api/isOdd/3' });
+  // A path that is no route has no hook of its own: its config is read when asked.
   await app.inject({ method: 'GET', url: '/nowhere' });
-  assert.deepEqual(seen, [
-    { kept: true, url: '/api/isEven' },
-    { kept: true, url: '/api/isOdd/:number' },
-    { kept: true, url: undefined },
-  ]);
+  assert.deepEqual(
+    seen.map(({ given, url }) => ({ given, url })),
+    [
+      { given: true, url: '/api/isEven' },
+      { given: true, url: '/api/isEven' },
+      { given: true, url: '/api/isOdd/:number' },
+      { given: false, url: undefined },
+    ],
+  );
+  assert.equal(seen[0]?.config, seen[1]?.config);
+});
+
+test('the body hooks are on the routes that take a body alone: a GET or a probe runs none', async (t) => {
+  const app = await buildApp({}, { logger: false });
+  t.after(() => app.close());
+  await app.ready();
+  // Fastify's tree of routes with their hooks: each node after the one before it, the last with its hooks.
+  const hooksOf = (method: string, ...nodes: string[]) => {
+    const lines = app.printRoutes({ includeHooks: true, commonPrefix: false, method }).split('\n');
+    let at = -1;
+    for (const node of nodes) at = lines.findIndex((line, i) => i > at && line.includes(`── ${node}`));
+    assert.ok(at >= 0 && lines[at]?.includes(`(${method})`), `${method} ${nodes.join('')} is a route`);
+    const hooks = lines.slice(at + 1);
+    return hooks
+      .slice(
+        0,
+        hooks.findIndex((line) => !line.includes('•')),
+      )
+      .join('\n');
+  };
+  const isEven = hooksOf('POST', '/api/isEven');
+  assert.match(isEven, /\(preParsing\) \["reserveMemory\(\)","decode\(\)"\]/);
+  assert.match(isEven, /\(preValidation\) \["shrinkToBody\(\)"\]/);
+  // The stream's reservation is fixed: nothing to shrink once its body has come.
+  assert.match(hooksOf('POST', '/api/stream'), /\(preParsing\) \["reserveMemory\(\)","decode\(\)"\]/);
+  assert.doesNotMatch(hooksOf('POST', '/api/stream'), /preValidation/);
+  assert.match(hooksOf('GET', '/api/isOdd', '/:number'), /onRequest/);
+  assert.doesNotMatch(hooksOf('GET', '/api/isOdd', '/:number'), /preParsing|preValidation/);
+  assert.doesNotMatch(hooksOf('GET', '/healthz'), /preParsing|preValidation/);
 });

@@ -1,9 +1,9 @@
-import type { FastifyReply } from 'fastify';
+import type { FastifyContextConfig, FastifyReply, preParsingHookHandler, preValidationHookHandler } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import fp from 'fastify-plugin';
 import { Counter, type Metric } from 'prom-client';
 import { MemoryBudget, type Reservation } from './budget.js';
-import { estimatePeakBytes } from './estimates.js';
+import { estimatePeakBytes, type RouteMemory } from './estimates.js';
 import { ProblemError, problemOf } from '../../operations/problem.js';
 import { sendProblem } from '../problem-responses.js';
 import { LIMIT_TEXTS } from '../../operations/limit-texts.js';
@@ -12,7 +12,6 @@ import { counterOf, gaugeOf } from '../observability/metrics.js';
 import { bodyCodingOf } from '../protocol/content-coding.js';
 import { answerEncoderBytes } from '../protocol/answer-coding.js';
 import { whenResponseCloses } from '../protocol/drain.js';
-import { routeConfigOf } from '../protocol/route-options.js';
 
 const HELD = Symbol('reservation held by this response');
 type HeldResponse = ServerResponse & { [HELD]?: Reservation };
@@ -54,67 +53,75 @@ export const memoryAdmission = fp<AdmissionOptions>(
     // Fastify and the admission below sends it once the body is welcome (RFC 9110 §10.1.1).
     app.server.on('checkContinue', (request, response) => app.server.emit('request', request, response));
 
-    // Before any body is read, and after every onRequest hook (a rate limit's 429 holds no memory).
-    // Only a POST has a body: other requests (probes, GET operations) pay a comparison.
-    app.addHook('preParsing', (request, reply, payload, done) => {
-      if (request.method !== 'POST') return done(null, payload);
-      const config = routeConfigOf(request);
-      const memory = config.memory;
-      if (memory === undefined) return done(null, payload);
-      const declared = Number(request.headers['content-length']);
-      const fixed = 'fixedBytes' in memory;
-      if (declared > bodyLimit && !fixed) return done(null, payload); // Fastify answers 413 without reading it
-      // A coded body's decoded size is not known before it is decoded: it counts as a chunked one, with its decoder.
-      let decoderBytes = 0;
-      try {
-        decoderBytes = bodyCodingOf(request)?.decoderBytes ?? 0;
-      } catch {
-        // A coding not read: the decoding hook answers 415 with its problem, before any body is read.
-      }
-      const coderBytes = decoderBytes + answerEncoderBytes(request, config);
-      const chunked = Number.isNaN(declared) || fixed || decoderBytes > 0;
-      const bodyBytes = chunked ? bodyLimit : declared;
-      // A fixed reservation lasts as long as a stream runs, like a large body: small requests keep their share.
-      const large = bodyBytes > offloadBodyBytes || fixed;
-      let bytes = (fixed ? memory.fixedBytes : estimatePeakBytes(memory.perByte, bodyBytes, large)) + coderBytes;
-      const ceiling = budget.ceiling(large);
-      if (bytes > ceiling) {
-        if (!chunked || fixed) return void sendProblem(reply, neverFits(bytes, bodyBytes, options));
-        bytes = ceiling; // as much as a request can ever have; checked again once the body is known
-      }
-      const admitted = (reservation: Reservation): void => {
-        // A client that went away while waiting has no answer to hold memory for.
-        if (request.raw.socket.destroyed) return (reservation.release(), done(null, payload));
-        request.reservation = reservation;
-        (reply.raw as HeldResponse)[HELD] = reservation;
-        whenResponseCloses(reply.raw, release);
-        if (request.headers.expect?.toLowerCase() === '100-continue') reply.raw.writeContinue();
-        done(null, payload);
-      };
-      const reserved = budget.reserve(bytes, large, admissionWaitMs);
-      if (!(reserved instanceof Promise)) return admitted(reserved);
-      reserved.then(admitted, () => refuseForNow(reply, retryAfter));
+    // Before any body is read, and after every onRequest hook (a rate limit's 429 holds no memory);
+    // as hooks of the routes that take a body into memory alone, so that other requests (probes,
+    // GET operations, 404s) do not run them at all.
+    app.addHook('onRoute', (route) => {
+      const config = route.config;
+      const memory = config?.memory;
+      if (config === undefined || memory === undefined || ![route.method].flat().includes('POST')) return;
+      route.preParsing = [...[route.preParsing ?? []].flat(), admit(config, memory)];
+      if ('perByte' in memory) route.preValidation = [...[route.preValidation ?? []].flat(), fitToBody(config, memory.perByte)];
     });
+
+    function admit(config: FastifyContextConfig, memory: RouteMemory): preParsingHookHandler {
+      const fixed = 'fixedBytes' in memory;
+      const reserveMemory: preParsingHookHandler = (request, reply, payload, done) => {
+        const declared = Number(request.headers['content-length']);
+        if (declared > bodyLimit && !fixed) return done(null, payload); // Fastify answers 413 without reading it
+        // A coded body's decoded size is not known before it is decoded: it counts as a chunked one, with its decoder.
+        let decoderBytes = 0;
+        try {
+          decoderBytes = bodyCodingOf(request)?.decoderBytes ?? 0;
+        } catch {
+          // A coding not read: the decoding hook answers 415 with its problem, before any body is read.
+        }
+        const coderBytes = decoderBytes + answerEncoderBytes(request, config);
+        const chunked = Number.isNaN(declared) || fixed || decoderBytes > 0;
+        const bodyBytes = chunked ? bodyLimit : declared;
+        // A fixed reservation lasts as long as a stream runs, like a large body: small requests keep their share.
+        const large = bodyBytes > offloadBodyBytes || fixed;
+        let bytes = (fixed ? memory.fixedBytes : estimatePeakBytes(memory.perByte, bodyBytes, large)) + coderBytes;
+        const ceiling = budget.ceiling(large);
+        if (bytes > ceiling) {
+          if (!chunked || fixed) return void sendProblem(reply, neverFits(bytes, bodyBytes, options));
+          bytes = ceiling; // as much as a request can ever have; checked again once the body is known
+        }
+        const admitted = (reservation: Reservation): void => {
+          // A client that went away while waiting has no answer to hold memory for.
+          if (request.raw.socket.destroyed) return (reservation.release(), done(null, payload));
+          request.reservation = reservation;
+          (reply.raw as HeldResponse)[HELD] = reservation;
+          whenResponseCloses(reply.raw, release);
+          if (request.headers.expect?.toLowerCase() === '100-continue') reply.raw.writeContinue();
+          done(null, payload);
+        };
+        const reserved = budget.reserve(bytes, large, admissionWaitMs);
+        if (!(reserved instanceof Promise)) return admitted(reserved);
+        reserved.then(admitted, () => refuseForNow(reply, retryAfter));
+      };
+      return reserveMemory;
+    }
 
     // Once the body has arrived (decoded), its reservation comes down to what its real size needs, or the
     // request is refused when that is more than a request can ever have (a chunked body, admitted
     // before its size was known). A fixed reservation stays as it is, whatever arrives.
-    app.addHook('preValidation', (request, _reply, done) => {
-      const { reservation } = request;
-      if (reservation === undefined) return done();
-      const config = routeConfigOf(request);
-      const memory = config.memory;
-      if (memory === undefined || !('perByte' in memory)) return done();
-      const bodyBytes = (request.body as Buffer | undefined)?.length ?? 0;
-      const large = bodyBytes > offloadBodyBytes;
-      // The body's decoder is done with; the answer's encoder is still to come.
-      const bytes = estimatePeakBytes(memory.perByte, bodyBytes, large) + answerEncoderBytes(request, config);
-      if (bytes > budget.ceiling(large)) return done(new ProblemError(413, neverFits(bytes, bodyBytes, options).detail));
-      reservation.shrink(bytes);
-      done();
-    });
+    function fitToBody(config: FastifyContextConfig, perByte: number): preValidationHookHandler {
+      const shrinkToBody: preValidationHookHandler = (request, _reply, done) => {
+        const { reservation } = request;
+        if (reservation === undefined) return done();
+        const bodyBytes = (request.body as Buffer | undefined)?.length ?? 0;
+        const large = bodyBytes > offloadBodyBytes;
+        // The body's decoder is done with; the answer's encoder is still to come.
+        const bytes = estimatePeakBytes(perByte, bodyBytes, large) + answerEncoderBytes(request, config);
+        if (bytes > budget.ceiling(large)) return done(new ProblemError(413, neverFits(bytes, bodyBytes, options).detail));
+        reservation.shrink(bytes);
+        done();
+      };
+      return shrinkToBody;
+    }
   },
-  { name: 'memory-admission', fastify: '5.x', dependencies: ['connections', 'answer-coding'], decorators: { request: ['encoderBytes', 'routeConfig'] } },
+  { name: 'memory-admission', fastify: '5.x', dependencies: ['connections', 'answer-coding'], decorators: { request: ['encoderBytes'] } },
 );
 
 function neverFits(bytes: number, bodyBytes: number, options: AdmissionOptions) {

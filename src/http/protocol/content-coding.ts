@@ -1,10 +1,9 @@
 import { Transform, type Readable } from 'node:stream';
 import * as zlib from 'node:zlib';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyRequest, preParsingHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { ProblemError } from '../../operations/problem.js';
 import { LIMIT_TEXTS } from '../../operations/limit-texts.js';
-import { routeConfigOf } from './route-options.js';
 
 /** A content coding the service decodes in request bodies (RFC 9110 §8.4.1). */
 export interface RequestCoding {
@@ -155,18 +154,25 @@ export function decodedBody(raw: Readable, coding: RequestCoding, limit: number)
 export const requestDecoding = fp<{ bodyLimit: number }>(
   async (app, { bodyLimit }) => {
     app.decorateRequest('bodyCoding', undefined);
-    // A plain body costs a header lookup; a path that is no route (a 404) is answered as one, whatever its coding.
-    app.addHook('preParsing', (request, _reply, payload, done) => {
-      if (request.headers['content-encoding'] === undefined || request.method !== 'POST' || request.is404) return done(null, payload);
-      let coding: RequestCoding | undefined;
-      try {
-        coding = bodyCodingOf(request);
-      } catch (error) {
-        return done(error as ProblemError);
-      }
-      done(null, coding === undefined ? payload : decodedBody(payload, coding, routeConfigOf(request).decodedBodyLimit ?? bodyLimit));
+    // As a hook of each route that takes a POST, after the admission's (registered before this
+    // plugin, so its onRoute runs first): other requests, and 404s, do not run it at all. A plain
+    // body costs a header lookup.
+    app.addHook('onRoute', (route) => {
+      if (![route.method].flat().includes('POST')) return;
+      const decodedBodyLimit = route.config?.decodedBodyLimit ?? bodyLimit;
+      const decode: preParsingHookHandler = (request, _reply, payload, done) => {
+        if (request.headers['content-encoding'] === undefined) return done(null, payload);
+        let coding: RequestCoding | undefined;
+        try {
+          coding = bodyCodingOf(request);
+        } catch (error) {
+          return done(error as ProblemError);
+        }
+        done(null, coding === undefined ? payload : decodedBody(payload, coding, decodedBodyLimit));
+      };
+      route.preParsing = [...[route.preParsing ?? []].flat(), decode];
     });
   },
   // After the admission, whose hook reserves the decoder's memory before this one starts it.
-  { name: 'request-decoding', fastify: '5.x', dependencies: ['memory-admission', 'route-options'] },
+  { name: 'request-decoding', fastify: '5.x', dependencies: ['memory-admission'] },
 );

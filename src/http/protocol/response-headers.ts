@@ -1,7 +1,6 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import cors from '@fastify/cors';
 import fp from 'fastify-plugin';
-import { routeConfigOf } from './route-options.js';
 
 /** The CORS origins a response names: any (`*`), a list, or none. */
 export type CorsOrigins = readonly string[] | 'off';
@@ -18,11 +17,11 @@ const EXPOSED = 'allow, retry-after, deprecation, link, sunset';
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
 /**
- * The `response-headers` plugin: the service's own response headers, set in one hook as the
- * request arrives, so that every answer has them, errors included: `x-request-id`, `always`
- * (security headers, fixed CORS headers), `Connection: close` once shutdown has begun (clients
- * then reconnect elsewhere) and the route's own (`config.headers`); `Vary: Accept-Encoding` comes
- * from route-options.ts. Libraries add theirs: @fastify/cors with a list of
+ * The `response-headers` plugin: the service's own response headers, set as the request arrives,
+ * so that every answer has them, errors included: in one hook for every request, `x-request-id`,
+ * `always` (security headers, fixed CORS headers) and `Connection: close` once shutdown has begun
+ * (clients then reconnect elsewhere); in a hook of the route's own, the route's (`config.headers`).
+ * `Vary: Accept-Encoding` comes from route-options.ts. Libraries add theirs: @fastify/cors with a list of
  * origins, the docs page's helmet, @fastify/compress `Content-Encoding`; an answer its own
  * (`Allow`, `Retry-After`).
  *
@@ -37,16 +36,25 @@ export const responseHeaders = fp<ResponseHeaderOptions>(
       reply.header('x-request-id', request.id);
       reply.headers(always);
       if (shuttingDown() || connections.isClosing()) reply.header('connection', 'close');
-      const headers = routeConfigOf(request).headers;
-      if (headers !== undefined) reply.headers(headers);
       done();
+    });
+    // A route's own headers come from a hook of that route alone, the first of its own: after the
+    // ones above, before Vary (route-options.ts) and a 405's answer.
+    app.addHook('onRoute', (route) => {
+      const headers = route.config?.headers;
+      if (headers === undefined) return;
+      const routeHeaders: onRequestHookHandler = (_request, reply, done) => {
+        reply.headers(headers);
+        done();
+      };
+      route.onRequest = [routeHeaders, ...[route.onRequest ?? []].flat()];
     });
   },
   {
     name: 'response-headers',
     fastify: '5.x',
     dependencies: ['connections', 'route-options'],
-    decorators: { fastify: ['connections'], request: ['routeConfig'] },
+    decorators: { fastify: ['connections'] },
   },
 );
 

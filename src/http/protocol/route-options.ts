@@ -12,9 +12,11 @@ import fp from 'fastify-plugin';
 export type RouteConfig = FastifyRequest['routeOptions']['config'];
 
 /**
- * The config of the request's route, read from Fastify once a request: `request.routeOptions`
- * is a getter that builds a new object of eleven fields at each read, and four hooks read it.
- * `url` is the route's pattern, undefined for a path that is no route (a 404).
+ * The config of the request's route: `request.routeOptions` is a getter that builds a new object
+ * of eleven fields at each read, so a hook of each route's own (route-options) reads it once for
+ * the route and gives it to each of its requests; a request that has not run it (a 404, or one
+ * answered by an earlier hook) reads it here. `url` is the route's pattern, undefined for a path
+ * that is no route (a 404).
  *
  * @example
  * routeConfigOf(request).countsAs //=> 'isEven' on POST /api/isEven
@@ -36,7 +38,7 @@ const varyOnAcceptEncoding: onRequestHookHandler = (_request, reply, done) => {
  * routes whose GET or POST answers may be coded get a hook of their own that adds `Vary:
  * Accept-Encoding`: after the route's own onRequest hooks (a 405 answers before it, and goes
  * without) and before a rate limit's (protection.ts, registered after this plugin: a 429 carries it).
- * It decorates `request.routeConfig`, which `routeConfigOf` fills.
+ * It decorates `request.routeConfig`, which the first hook of each route's own fills (`routeConfigOf`).
  *
  * @example
  * await app.register(routeOptions, { codesAnswers: true }); // before response-headers, answer-coding and protection
@@ -45,6 +47,13 @@ export const routeOptions = fp<{ codesAnswers: boolean }>(
   async (app, { codesAnswers }) => {
     app.decorateRequest('routeConfig', undefined);
     app.addHook('onRoute', (route) => {
+      // Fastify gives requests a copy of the route's config with its url and method: read through the first request.
+      let config: RouteConfig | undefined;
+      const knowConfig: onRequestHookHandler = (request, _reply, done) => {
+        request.routeConfig = config ??= request.routeOptions.config;
+        done();
+      };
+      route.onRequest = [knowConfig, ...[route.onRequest ?? []].flat()];
       if (route.config?.codedAnswers === false) {
         route.compress = false;
         return;
