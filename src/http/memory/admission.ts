@@ -12,6 +12,7 @@ import { counterOf, gaugeOf } from '../observability/metrics.js';
 import { bodyCodingOf } from '../protocol/content-coding.js';
 import { answerEncoderBytes } from '../protocol/answer-coding.js';
 import { whenResponseCloses } from '../protocol/drain.js';
+import { addRouteHook } from '../protocol/route-options.js';
 
 const HELD = Symbol('reservation held by this response');
 type HeldResponse = ServerResponse & { [HELD]?: Reservation };
@@ -60,8 +61,8 @@ export const memoryAdmission = fp<AdmissionOptions>(
       const config = route.config;
       const memory = config?.memory;
       if (config === undefined || memory === undefined || ![route.method].flat().includes('POST')) return;
-      route.preParsing = [...[route.preParsing ?? []].flat(), admit(config, memory)];
-      if ('perByte' in memory) route.preValidation = [...[route.preValidation ?? []].flat(), fitToBody(config, memory.perByte)];
+      addRouteHook(route, 'preParsing', admit(config, memory));
+      if ('perByte' in memory) addRouteHook(route, 'preValidation', fitToBody(config, memory.perByte));
     });
 
     function admit(config: FastifyContextConfig, memory: RouteMemory): preParsingHookHandler {

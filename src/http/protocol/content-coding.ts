@@ -4,6 +4,7 @@ import type { FastifyRequest, preParsingHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { ProblemError } from '../../operations/problem.js';
 import { LIMIT_TEXTS } from '../../operations/limit-texts.js';
+import { addRouteHook } from './route-options.js';
 
 /** A content coding the service decodes in request bodies (RFC 9110 §8.4.1). */
 export interface RequestCoding {
@@ -170,7 +171,7 @@ export const requestDecoding = fp<{ bodyLimit: number }>(
         }
         done(null, coding === undefined ? payload : decodedBody(payload, coding, decodedBodyLimit));
       };
-      route.preParsing = [...[route.preParsing ?? []].flat(), decode];
+      addRouteHook(route, 'preParsing', decode);
     });
   },
   // After the admission, whose hook reserves the decoder's memory before this one starts it.

@@ -1,6 +1,7 @@
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import cors from '@fastify/cors';
 import fp from 'fastify-plugin';
+import { addRouteHook } from './route-options.js';
 
 /** The CORS origins a response names: any (`*`), a list, or none. */
 export type CorsOrigins = readonly string[] | 'off';
@@ -47,7 +48,7 @@ export const responseHeaders = fp<ResponseHeaderOptions>(
         reply.headers(headers);
         done();
       };
-      route.onRequest = [routeHeaders, ...[route.onRequest ?? []].flat()];
+      addRouteHook(route, 'onRequest', routeHeaders, 'first');
     });
   },
   {

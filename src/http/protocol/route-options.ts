@@ -1,12 +1,31 @@
-import type { FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { FastifyRequest, onRequestHookHandler, preParsingHookHandler, preValidationHookHandler, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 
 /**
- * The one place routes are rewritten as they are added (Fastify's `onRoute`): what a route's
- * config declares (decorations.ts), made into the route options and hooks that Fastify and its
- * plugins read. Other plugins read a route's config when a request comes (`routeConfigOf`), or
- * record routes (allowed-methods.ts) without changing them.
+ * Routes rewritten as they are added (Fastify's `onRoute`): what a route's config declares
+ * (decorations.ts), made into the route options and hooks that Fastify and its plugins read. A
+ * step whose hook concerns some routes alone adds it to them with `addRouteHook`; hooks for every
+ * request read a route's config through `routeConfigOf`; allowed-methods.ts records routes without
+ * changing them.
  */
+
+interface RouteHooks {
+  onRequest: onRequestHookHandler;
+  preParsing: preParsingHookHandler;
+  preValidation: preValidationHookHandler;
+}
+
+/**
+ * Adds `hook` to a route's own hooks of a step, in an `onRoute` hook: after those it has, or
+ * before them with `first`. Route hooks run after the app's hooks of the same step.
+ *
+ * @example
+ * app.addHook('onRoute', (route) => addRouteHook(route, 'preParsing', decode));
+ */
+export function addRouteHook<Step extends keyof RouteHooks>(route: RouteOptions, step: Step, hook: RouteHooks[Step], place: 'first' | 'last' = 'last'): void {
+  const own = [route[step] ?? []].flat() as Array<RouteHooks[Step]>;
+  Object.assign(route, { [step]: place === 'first' ? [hook, ...own] : [...own, hook] });
+}
 
 /** A route's config as a request sees it: what decorations.ts declares, and Fastify's `url` and `method`. */
 export type RouteConfig = FastifyRequest['routeOptions']['config'];
@@ -53,14 +72,14 @@ export const routeOptions = fp<{ codesAnswers: boolean }>(
         request.routeConfig = config ??= request.routeOptions.config;
         done();
       };
-      route.onRequest = [knowConfig, ...[route.onRequest ?? []].flat()];
+      addRouteHook(route, 'onRequest', knowConfig, 'first');
       if (route.config?.codedAnswers === false) {
         route.compress = false;
         return;
       }
       // Preflights and 405s (OPTIONS, the other methods) answer with no body.
       if (!codesAnswers || ![route.method].flat().some((method) => method === 'GET' || method === 'POST')) return;
-      route.onRequest = [...[route.onRequest ?? []].flat(), varyOnAcceptEncoding];
+      addRouteHook(route, 'onRequest', varyOnAcceptEncoding);
     });
   },
   { name: 'route-options', fastify: '5.x' },
