@@ -25,6 +25,7 @@ export const UNIT: readonly string[] = [
   'test/http/openapi-answers.test.ts',
   'test/http/operations.test.ts',
   'test/http/protocol.test.ts',
+  'test/http/queue-delay.test.ts',
   'test/http/request-durations.test.ts',
   'test/json-keys.test.ts',
   'test/tick-shape.test.ts',

@@ -206,6 +206,13 @@ export const SETTINGS = {
     meaning: 'Requests one client address may make per window (0: no limit); more get 429 with `Retry-After`. Counted per process',
   }),
   rateLimitWindowMs: setting({ env: 'RATE_LIMIT_WINDOW_MS', default: 60_000, ...milliseconds(1), meaning: 'The window `RATE_LIMIT_MAX` counts in' }),
+  overloadTargetMs: setting<number | 'off'>({
+    env: 'OVERLOAD_TARGET_MS',
+    default: 50,
+    ...or('off', milliseconds(1, 10_000)),
+    meaning:
+      'Overload control: a request to an operation whose work would wait longer than this to start (event-loop delay, offload-pool queue) is refused at once, 503 with `Retry-After`, before its body is read; probes never are. `off`: every request is queued',
+  }),
   maxEventLoopDelayMs: setting({
     env: 'MAX_EVENT_LOOP_DELAY_MS',
     default: 0,

@@ -26,6 +26,7 @@ describe('loadConfig', () => {
       RATE_LIMIT_MAX: '100',
       RATE_LIMIT_WINDOW_MS: '1000',
       MAX_EVENT_LOOP_DELAY_MS: '200',
+      OVERLOAD_TARGET_MS: 'off',
       BODY_LIMIT: '1024',
       COMPRESS_MIN_BYTES: '2KiB',
       SORT_MAX_LENGTH: '10',
@@ -67,6 +68,7 @@ describe('loadConfig', () => {
       rateLimitMax: 100,
       rateLimitWindowMs: 1000,
       maxEventLoopDelayMs: 200,
+      overloadTargetMs: 'off',
       bodyLimit: 1024,
       compressMinBytes: 2048,
       sortMaxLength: 10,
@@ -101,6 +103,8 @@ describe('loadConfig', () => {
 
   const BAD: Array<[Record<string, string>, string]> = [
     [{ PORT: '70000' }, 'PORT="70000" is invalid: it accepts an integer from 0 to 65535'],
+    [{ OVERLOAD_TARGET_MS: '0' }, 'OVERLOAD_TARGET_MS="0" is invalid: it accepts milliseconds, an integer from 1 to 10000, or `off`'],
+    [{ OVERLOAD_TARGET_MS: 'auto' }, 'OVERLOAD_TARGET_MS="auto" is invalid: it accepts milliseconds, an integer from 1 to 10000, or `off`'],
     [{ HOST: '  ' }, 'HOST="  " is invalid: it accepts a host name or IP address'],
     [{ PORT: '3000abc' }, 'PORT="3000abc" is invalid: it accepts an integer from 0 to 65535'],
     [{ BODY_LIMIT: '-1' }, 'BODY_LIMIT="-1" is invalid: it accepts a number of bytes from 1 to 2147483647, or with a `KiB`/`MiB`/`GiB` suffix'],

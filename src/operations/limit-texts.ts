@@ -26,6 +26,7 @@ export const LIMIT_TEXTS = {
   headers: `The request headers are larger than this service accepts: 16 KiB, and room for a path value as long as ${SETTINGS.numberTextLimit.env} allows`,
   memoryNow: `The service has no memory free for this request now ${named('memoryLimit')}; ${RETRY}`,
   overloaded: `The service is overloaded ${named('maxEventLoopDelayMs')}; ${RETRY}`,
+  overloadedNow: `The service is at capacity: this request would wait longer than it may to start ${named('overloadTargetMs')}; ${RETRY}`,
   requestTimeout: `The request was not received in time (${SETTINGS.headersTimeoutMs.env}, ${SETTINGS.requestTimeoutMs.env})`,
   batchOperations: (count: number, limit: number) =>
     `has ${count} operations; the limit is ${limit} ${named('batchMaxOperations')}. Send them in several batches`,

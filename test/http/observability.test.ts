@@ -315,22 +315,75 @@ describe('edge protection', () => {
     });
     for (const probe of ['/healthz', '/readyz', '/metrics']) assert.equal((await app.inject({ method: 'GET', url: probe })).statusCode, 200, probe);
   });
-  test('MAX_EVENT_LOOP_DELAY_MS: an overloaded event loop sheds load with 503 and Retry-After; probes still answer', async (t) => {
-    const app = await build(t, { maxEventLoopDelayMs: 20 });
-    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-    // A sustained overload: every turn of the event loop blocks for 40 ms.
+  /** Blocks every turn of the event loop for `ms` until the function it returns is called: a sustained overload. */
+  function blockEveryTurn(ms: number): () => void {
     const overload = setInterval(() => {
-      const until = Date.now() + 40;
+      const until = Date.now() + ms;
       while (Date.now() < until);
     }, 1);
+    return () => clearInterval(overload);
+  }
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  test('MAX_EVENT_LOOP_DELAY_MS: an overloaded event loop sheds load with 503 and Retry-After; probes still answer', async (t) => {
+    const app = await build(t, { maxEventLoopDelayMs: 20, overloadTargetMs: 'off' });
+    const stop = blockEveryTurn(40);
     await sleep(400);
     const shed = await app.inject({ method: 'GET', url: '/api/isEven/2' });
     const probe = await app.inject({ method: 'GET', url: '/healthz' });
-    clearInterval(overload);
+    stop();
     assertProblem(shed, 503, 'The service is overloaded (MAX_EVENT_LOOP_DELAY_MS); retry after the time in Retry-After');
     assert.equal(shed.headers['retry-after'], '5');
     assert.equal(probe.statusCode, 200);
     await sleep(300);
     assert.equal((await app.inject({ method: 'GET', url: '/api/isEven/2' })).statusCode, 200, 'served again once the load is gone');
+  });
+
+  test('OVERLOAD_TARGET_MS: work that would wait past the target is refused at once, 503 with Retry-After; probes and docs still answer', async (t) => {
+    const app = await build(t, { overloadTargetMs: 20 });
+    const stop = blockEveryTurn(40);
+    await sleep(200);
+    const shed = await app.inject({ method: 'POST', url: '/api/sort', headers: { 'content-type': 'application/json' }, payload: '{"input":[2,1]}' });
+    const byPath = await app.inject({ method: 'GET', url: '/api/isEven/2' });
+    const others = await Promise.all(['/healthz', '/readyz', '/metrics', '/api/openapi.json'].map((url) => app.inject({ method: 'GET', url })));
+    stop();
+    assertProblem(
+      shed,
+      503,
+      'The service is at capacity: this request would wait longer than it may to start (OVERLOAD_TARGET_MS); retry after the time in Retry-After',
+    );
+    assert.equal(shed.headers['retry-after'], '1');
+    assert.equal(byPath.statusCode, 503);
+    // The service's own headers, as on every answer.
+    assert.ok(shed.headers['x-request-id']);
+    assert.equal(shed.headers['x-content-type-options'], 'nosniff');
+    assert.deepEqual(
+      others.map((answer) => answer.statusCode),
+      [200, 200, 200, 200],
+    );
+    await sleep(100);
+    assert.equal((await app.inject({ method: 'GET', url: '/api/isEven/2' })).statusCode, 200, 'served again once the load is gone');
+    const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+    assert.match(metrics, /^overload_refusals_total 2$/m);
+    assert.match(metrics, /^overload_target_seconds 0\.02$/m);
+    assert.match(metrics, /^overload_queue_delay_seconds \d/m);
+  });
+
+  test('OVERLOAD_TARGET_MS=off: the same overload is queued, never refused', async (t) => {
+    const app = await build(t, { overloadTargetMs: 'off' });
+    const stop = blockEveryTurn(40);
+    await sleep(200);
+    const answer = await app.inject({ method: 'GET', url: '/api/isEven/2' });
+    stop();
+    assert.equal(answer.statusCode, 200);
+    assert.doesNotMatch((await app.inject({ method: 'GET', url: '/metrics' })).body, /overload_refusals_total/);
+  });
+
+  test('one long turn of the event loop (a start, a collection) is no overload: nothing is refused', async (t) => {
+    const app = await build(t, { overloadTargetMs: 20 });
+    await sleep(50);
+    const until = Date.now() + 200;
+    while (Date.now() < until);
+    assert.equal((await app.inject({ method: 'GET', url: '/api/isEven/2' })).statusCode, 200);
   });
 });

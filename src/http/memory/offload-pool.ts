@@ -5,12 +5,15 @@ import type { BatchLimits } from '../../engine/batch.js';
 import type { OffloadTask, PoolOutcome } from './offload-worker.js';
 import { ProblemError } from '../../operations/problem.js';
 import { LIMIT_TEXTS } from '../../operations/limit-texts.js';
+import { CompletionInterval } from '../protocol/queue-delay.js';
 
 export interface OffloadPool {
   /** The JSON bytes of the answer for this body (with a batch's tally), or a `ProblemError` with the problem the route would have answered. */
   answer(operation: OperationId | 'batch', body: Buffer): Promise<{ json: Buffer; tally?: Tally }>;
   /** Starts the threads now rather than on the first large body; resolves once one has answered. */
   warm(): Promise<void>;
+  /** How long, in milliseconds, each body ahead in the pool's queue holds a newcomer back (overload control, protection.ts). */
+  intervalMs(): number;
   close(): Promise<void>;
 }
 
@@ -56,11 +59,14 @@ export function createOffloadPool(options: OffloadPoolOptions): OffloadPool {
       // Cloned once per thread, not with every task.
       workerData: options.limits,
     }));
+  const completions = new CompletionInterval();
   return {
     warm: async () => void (await started().run(null)),
+    intervalMs: () => completions.ms(),
     async answer(operation, body) {
       const bytes = ownBuffer(body);
       let outcome: PoolOutcome | null;
+      const settled = completions.started();
       try {
         outcome = await started().run({ operation, bytes }, { transferList: [bytes.buffer as ArrayBuffer] });
       } catch {
@@ -68,6 +74,8 @@ export function createOffloadPool(options: OffloadPoolOptions): OffloadPool {
         throw new ProblemError(503, LIMIT_TEXTS.memoryInThread, undefined, {
           'retry-after': String(WORKER_FAILED_RETRY_AFTER_SECONDS),
         });
+      } finally {
+        settled();
       }
       if (outcome === null) throw new TypeError('the pool answered a warm-up');
       if ('problem' in outcome) throw new ProblemError(outcome.problem.status, outcome.problem.detail, outcome.problem.errors);

@@ -1,3 +1,4 @@
+import { setPriority } from 'node:os';
 import { move, workerData } from 'piscina';
 import { JsonText, OPERATIONS, type OperationId } from '../../operations/index.js';
 import { ProblemError, type Problem } from '../../operations/problem.js';
@@ -25,6 +26,19 @@ export type OffloadOutcome = { readonly json: Uint8Array; readonly tally?: Tally
 export type PoolOutcome = Uint8Array | OffloadOutcome;
 
 const encoder = new TextEncoder();
+
+/**
+ * The niceness a pool thread runs at. On Linux a thread's niceness is its own (setpriority(2),
+ * NOTES), so this lowers the pool's threads alone: when they share a CPU with the event loop,
+ * the loop, which reads requests, admits or refuses them and answers probes, runs first, and the
+ * pool has the rest (docs/performance.md, "Past capacity").
+ */
+export const POOL_THREAD_NICENESS = 10;
+try {
+  setPriority(POOL_THREAD_NICENESS);
+} catch {
+  // Where a thread may not change its own priority, it keeps the process's.
+}
 
 /**
  * What the route would answer for this body, serialized; a refusal as its problem. Runs

@@ -1,9 +1,16 @@
+import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import rateLimit from '@fastify/rate-limit';
 import underPressure from '@fastify/under-pressure';
+
 import type { Config } from '../../config.js';
-import { ProblemError } from '../../operations/problem.js';
+import { ProblemError, problemOf } from '../../operations/problem.js';
 import { LIMIT_TEXTS } from '../../operations/limit-texts.js';
+import { sendProblem } from '../problem-responses.js';
+import { counterOf, gaugeOf } from '../observability/metrics.js';
+import { LoopDelay } from './queue-delay.js';
+import { routeConfigOf } from './route-options.js';
+import { whenResponseCloses } from './drain.js';
 
 const RETRY_AFTER_SECONDS = 5;
 // How often the event-loop delay is sampled: often enough to react within a few requests.
@@ -21,8 +28,9 @@ const PRESSURE_SAMPLE_INTERVAL_MS = 50;
  * @example
  * await app.register(protection, { rateLimitMax: 100, rateLimitWindowMs: 60_000, maxEventLoopDelayMs: 0 }); // after response-headers
  */
-export const protection = fp<Pick<Config, 'rateLimitMax' | 'rateLimitWindowMs' | 'maxEventLoopDelayMs'>>(
+export const protection = fp<ProtectionOptions>(
   async (app, config) => {
+    if (config.overloadTargetMs !== 'off') app.addHook('onRequest', shedPastTarget(app, config.overloadTargetMs, config));
     if (config.rateLimitMax > 0) {
       await app.register(rateLimit, {
         max: config.rateLimitMax,
@@ -40,8 +48,61 @@ export const protection = fp<Pick<Config, 'rateLimitMax' | 'rateLimitWindowMs' |
     }
   },
   // After the service's headers and the routes' Vary hook (route-options.ts), which a 429 or a 503 it answers then carries.
-  { name: 'protection', fastify: '5.x', dependencies: ['response-headers', 'route-options'] },
+  { name: 'protection', fastify: '5.x', dependencies: ['response-headers', 'route-options'], decorators: { fastify: ['memory', 'metrics'] } },
 );
+
+type ProtectionOptions = Pick<Config, 'rateLimitMax' | 'rateLimitWindowMs' | 'maxEventLoopDelayMs' | 'overloadTargetMs' | 'offloadBodyBytes'>;
+
+const OVERLOAD_RETRY_AFTER_SECONDS = '1';
+const FEWEST_WAITING = 4;
+
+/**
+ * Overload control: a request to an operation is answered 503 at once, before its body is read,
+ * when the work it brings would wait longer than `targetMs` to start (queue-delay.ts): the event
+ * loop's delay, and for a body the offload pool takes, the pool's wait too (the pool-bound
+ * requests admitted and not yet answered, times the interval between the pool's completions).
+ * Probes, metrics and the docs are never refused.
+ */
+function shedPastTarget(app: FastifyInstance, targetMs: number, config: Pick<Config, 'offloadBodyBytes'>): onRequestHookHandler {
+  const loop = new LoopDelay();
+  const pool = app.memory.pool;
+  let pooled = 0;
+  let refused = 0;
+  const answered = (): void => void pooled--;
+  // Like CoDel's one packet, a few bodies waiting are no standing queue, however large they are:
+  // a large request is never refused for being slow alone.
+  const poolMs = (): number => (pooled > FEWEST_WAITING ? pooled * pool.intervalMs() : 0);
+  app.addHook('onClose', () => loop.close());
+  app.metrics.register(
+    counterOf('overload_refusals_total', 'Requests refused with 503 because their work would have waited past OVERLOAD_TARGET_MS', () => refused),
+  );
+  app.metrics.register(
+    gaugeOf(
+      'overload_queue_delay_seconds',
+      "How long work admitted now would wait to start: the event loop's delay or the offload pool's wait, the longer",
+      () => Math.max(loop.ms(), poolMs()) / 1000,
+    ),
+  );
+  app.metrics.register(gaugeOf('overload_target_seconds', 'OVERLOAD_TARGET_MS: the longest wait a request is admitted to', () => targetMs / 1000));
+  return function shedPastTarget(request, reply, done) {
+    const declared = Number(request.headers['content-length']);
+    // A chunked or coded body may be one the pool takes.
+    const pooledBody = !(declared <= config.offloadBodyBytes) || request.headers['content-encoding'] !== undefined;
+    const waitMs = pooledBody ? Math.max(loop.ms(), poolMs()) : loop.ms();
+    if (waitMs <= targetMs) {
+      if (pooledBody && request.method === 'POST') {
+        pooled++;
+        whenResponseCloses(reply.raw, answered);
+      }
+      return done();
+    }
+    const route = routeConfigOf(request);
+    if (route.countsAs === undefined && route.memory === undefined) return done();
+    refused++;
+    reply.header('retry-after', OVERLOAD_RETRY_AFTER_SECONDS);
+    sendProblem(reply, problemOf(503, LIMIT_TEXTS.overloadedNow));
+  };
+}
 
 /**
  * The docs page's security headers, set by @fastify/helmet (https://github.com/fastify/fastify-helmet)

@@ -1,0 +1,286 @@
+/**
+ * The overload part: callers with deadlines, at fixed arrival rates, up to five times the
+ * service's capacity (docs/performance.md, "Past capacity").
+ *
+ *   npm run bench:overload                                   # the service, sort and batch, 2 processes each
+ *   npm run bench:overload -- --targets service,service+off,service+pressure --scenarios sort --label library
+ *
+ * Each target process is started on CPU 1 and warmed with the bench's mixed traffic; its capacity C
+ * for the scenario is measured with wrk (50 keep-alive connections, CPU 0). Then the generator
+ * (bench/vendor/overload, Go's standard library, built once with `go build`; Debian's golang-go)
+ * offers 0.25, 0.5, 0.8, 1, 2 and 5 C from CPU 0: arrivals at fixed times whatever the answers
+ * do, a connection per caller, each caller closing it after a deadline of 1 s. After 5 C, 0.25 C
+ * again: the recovery. Beside each step: the service's CPU time, the generator's, and /readyz
+ * asked every 250 ms with a 1 s deadline. A refusal's cost r, as a share of an answer's, comes from
+ * the CPU time of the 1 C and 5 C steps; (1 - 2r)/(1 - r) and (1 - 5r)/(1 - r) are the goodput
+ * that refusals at that cost allow at 2 C and 5 C. Figures go to bench/results/overload-LABEL.md.
+ */
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs, promisify } from 'node:util';
+import { generateLoad } from './load.js';
+import { randomIntegers, seededRandom } from './scenarios.js';
+import { cpuMicroseconds, defineVariant, startTarget, type RunningTarget, type TargetName } from './targets.js';
+import { warmUp } from './warm-up.js';
+
+const run = promisify(execFile);
+const root = new URL('..', import.meta.url).pathname;
+
+const { values: flags } = parseArgs({
+  options: {
+    targets: { type: 'string', default: 'service' },
+    scenarios: { type: 'string', default: 'sort,batch' },
+    processes: { type: 'string', default: '2' },
+    seconds: { type: 'string', default: '15' },
+    fractions: { type: 'string', default: '0.25,0.5,0.8,1,2,5' },
+    variant: { type: 'string', multiple: true, default: [] },
+    label: { type: 'string', default: 'overload' },
+  },
+});
+// The comparisons the docs make: overload control off, and @fastify/under-pressure's event-loop delay in its place.
+defineVariant('off:OVERLOAD_TARGET_MS=off');
+defineVariant('pressure:OVERLOAD_TARGET_MS=off');
+defineVariant('pressure:MAX_EVENT_LOOP_DELAY_MS=50');
+for (const spec of flags.variant) defineVariant(spec);
+
+const SERVER_PIN = ['taskset', '-c', '1'];
+const LOAD_PIN = ['taskset', '-c', '0'];
+const DEADLINE = '1s';
+const RECOVERY_SECONDS = 10;
+
+interface OverloadScenario {
+  readonly id: string;
+  readonly title: string;
+  readonly path: string;
+  readonly body: string;
+}
+
+function batchBody(): string {
+  const random = seededRandom(7);
+  const operations = Array.from({ length: 1_000 }, (_, i) => {
+    const value = Math.floor(random() * 1e9);
+    return [
+      { operation: 'isEven', input: value },
+      { operation: 'isNumber', input: String(value) },
+      { operation: 'toString', input: { n: value, s: 'é' } },
+    ][i % 3];
+  });
+  return JSON.stringify({ operations });
+}
+
+const SCENARIOS: readonly OverloadScenario[] = [
+  { id: 'sort', title: 'POST /api/sort, 10,000 random integers', path: '/api/sort', body: JSON.stringify({ input: randomIntegers(10_000) }) },
+  { id: 'batch', title: 'POST /api/batch, 1,000 operations', path: '/api/batch', body: batchBody() },
+];
+
+interface Step {
+  readonly fraction: number;
+  readonly offered: number;
+  readonly goodput: number;
+  readonly ok: number;
+  readonly refused: number;
+  readonly refusedP50Ms: number;
+  readonly timeouts: number;
+  readonly errors: number;
+  readonly other: number;
+  readonly late: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly serviceCpuS: number;
+  readonly generatorCpuS: number;
+  readonly probeMaxMs: number;
+  readonly probeFailures: number;
+}
+
+/** The generator, built once into ~/.cache/json-utility-service. */
+function generator(): string {
+  const binary = join(homedir(), '.cache/json-utility-service/overload');
+  if (existsSync(binary)) return binary;
+  mkdirSync(join(homedir(), '.cache/json-utility-service'), { recursive: true });
+  try {
+    execFileSync('go', ['build', '-o', binary, '.'], {
+      cwd: join(root, 'bench/vendor/overload'),
+      env: { ...process.env, GOPROXY: 'off', GOFLAGS: '-mod=mod' },
+    });
+  } catch {
+    throw new Error('bench/vendor/overload did not build: it needs Go (apt-get install golang-go)');
+  }
+  return binary;
+}
+
+function durationMs(text: string): number {
+  const match = /^([\d.]+)(ns|µs|us|ms|s)$/.exec(text);
+  if (match === null) return Number.NaN;
+  const scale = { ns: 1e-6, µs: 1e-3, us: 1e-3, ms: 1, s: 1000 }[match[2] as 'ns'];
+  return Number(match[1]) * scale;
+}
+
+/** /readyz every 250 ms with a 1 s deadline until `stop` resolves: the slowest answer and the failures. */
+async function probeWhile(base: string, stop: Promise<unknown>): Promise<{ maxMs: number; failures: number }> {
+  let maxMs = 0;
+  let failures = 0;
+  let done = false;
+  void stop.finally(() => (done = true));
+  while (!done) {
+    const start = performance.now();
+    try {
+      const response = await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(1000) });
+      await response.arrayBuffer();
+      if (response.status !== 200) failures++;
+    } catch {
+      failures++;
+    }
+    maxMs = Math.max(maxMs, performance.now() - start);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return { maxMs: Math.round(maxMs), failures };
+}
+
+async function offer(target: RunningTarget, scenario: OverloadScenario, bodyFile: string, fraction: number, rate: number, seconds: number): Promise<Step> {
+  const cpuBefore = cpuMicroseconds(target.pid);
+  const load = run(
+    '/usr/bin/time',
+    [
+      '-f',
+      'cpu %U %S',
+      ...LOAD_PIN,
+      generator(),
+      '-url',
+      `${target.base}${scenario.path}`,
+      '-bodyfile',
+      bodyFile,
+      '-rate',
+      String(rate),
+      '-dur',
+      `${seconds}s`,
+      '-timeout',
+      DEADLINE,
+      '-conns',
+      '0',
+    ],
+    { maxBuffer: 1 << 20 },
+  );
+  const [{ stdout, stderr }, probes] = await Promise.all([load, probeWhile(target.base, load)]);
+  const serviceCpuS = (cpuMicroseconds(target.pid) - cpuBefore) / 1e6;
+  const number = (name: string): number => Number(new RegExp(`${name} (\\d+)`).exec(stdout)?.[1] ?? Number.NaN);
+  const cpu = /cpu ([\d.]+) ([\d.]+)/.exec(stderr);
+  return {
+    fraction,
+    offered: rate,
+    goodput: Number(/goodput (\d+)\/s/.exec(stdout)?.[1] ?? Number.NaN),
+    ok: Number(/\((\d+) ok\)/.exec(stdout)?.[1] ?? Number.NaN),
+    refused: number('shed'),
+    refusedP50Ms: durationMs(/shed \d+ \(p50 ([^)]+)\)/.exec(stdout)?.[1] ?? ''),
+    timeouts: number('timeouts'),
+    errors: number('errors'),
+    other: number('other'),
+    late: number('late'),
+    p50Ms: durationMs(/ok p50 (\S+)/.exec(stdout)?.[1] ?? ''),
+    p99Ms: durationMs(/ p99 (\S+)/.exec(stdout)?.[1] ?? ''),
+    serviceCpuS,
+    generatorCpuS: cpu === null ? Number.NaN : Number(cpu[1]) + Number(cpu[2]),
+    probeMaxMs: probes.maxMs,
+    probeFailures: probes.failures,
+  };
+}
+
+interface Row {
+  readonly target: TargetName;
+  readonly scenario: string;
+  readonly process: number;
+  readonly capacity: number;
+  readonly steps: Step[];
+  readonly recovery: Step;
+  /** A refusal's CPU time as a share of an answer's. */
+  readonly r: number;
+}
+
+/** r from the 1 C and 5 C steps: CPU = a·answers + b·refusals in each, solved for a and b. */
+function refusalShare(one: Step, five: Step): number {
+  const [a1, b1, c1] = [one.ok, one.refused, one.serviceCpuS];
+  const [a2, b2, c2] = [five.ok, five.refused, five.serviceCpuS];
+  const determinant = a1 * b2 - a2 * b1;
+  if (determinant === 0) return Number.NaN;
+  const answer = (c1 * b2 - c2 * b1) / determinant;
+  const refusal = (a1 * c2 - a2 * c1) / determinant;
+  return refusal / answer;
+}
+
+const round = (value: number, digits = 0): string => (Number.isFinite(value) ? value.toFixed(digits) : '–');
+
+function report(rows: readonly Row[], command: string): string {
+  const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root }).toString().trim();
+  const lines = [
+    `# Overload: callers with 1 s deadlines at fixed rates (${new Date().toISOString().slice(0, 10)}, ${commit}, Node.js ${process.version})`,
+    '',
+    `\`${command}\`. The service on CPU 1, the load on CPU 0. C: wrk, 50 keep-alive connections. Goodput: 2xx within the deadline, a second, and as a share of C.`,
+    '',
+    '| target | scenario | process | C /s | offered | goodput /s | of C | refused (p50 ms) | timeouts | errors | 2xx p50 / p99 ms | probe max ms (failed) | service CPU s | generator CPU s |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  ];
+  for (const row of rows) {
+    for (const [label, step] of [...row.steps.map((s) => [`${s.fraction} C`, s] as const), ['0.25 C after', row.recovery] as const]) {
+      lines.push(
+        `| ${row.target} | ${row.scenario} | ${row.process} | ${round(row.capacity)} | ${label} (${step.offered}/s) | ${step.goodput} | ${round(step.goodput / row.capacity, 2)} | ` +
+          `${step.refused} (${round(step.refusedP50Ms, 1)}) | ${step.timeouts} | ${step.errors + step.other} | ${round(step.p50Ms)} / ${round(step.p99Ms)} | ` +
+          `${step.probeMaxMs} (${step.probeFailures}) | ${round(step.serviceCpuS, 1)} | ${round(step.generatorCpuS, 1)} |`,
+      );
+    }
+  }
+  lines.push(
+    '',
+    '| target | scenario | process | r | limit at 2 C (1-2r)/(1-r) | goodput at 2 C / at 1 C | limit at 5 C (1-5r)/(1-r) | goodput at 5 C / at 1 C |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+  );
+  for (const row of rows) {
+    const at = (fraction: number) => row.steps.find((step) => step.fraction === fraction)?.goodput ?? Number.NaN;
+    lines.push(
+      `| ${row.target} | ${row.scenario} | ${row.process} | ${round(row.r, 3)} | ${round((1 - 2 * row.r) / (1 - row.r), 2)} | ${round(at(2) / at(1), 2)} | ` +
+        `${round((1 - 5 * row.r) / (1 - row.r), 2)} | ${round(at(5) / at(1), 2)} |`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+async function main(): Promise<void> {
+  const workDir = mkdtempSync(join(tmpdir(), 'overload-bench-'));
+  const seconds = Number(flags.seconds);
+  const fractions = flags.fractions.split(',').map(Number);
+  const scenarios = SCENARIOS.filter((scenario) => flags.scenarios.split(',').includes(scenario.id));
+  const rows: Row[] = [];
+  for (let process = 1; process <= Number(flags.processes); process++) {
+    for (const target of flags.targets.split(',') as TargetName[]) {
+      for (const scenario of scenarios) {
+        const bodyFile = join(workDir, `${scenario.id}.json`);
+        writeFileSync(bodyFile, scenario.body);
+        const running = await startTarget(target, SERVER_PIN, workDir);
+        try {
+          await warmUp(running.base, { passes: 5, loads: 1, generator: 'wrk', pin: LOAD_PIN, workDir, connections: 50 });
+          const load = { url: `${running.base}${scenario.path}`, method: 'POST' as const, bodyFile, connections: 50, seconds: 8 };
+          const capacity = (await generateLoad('wrk', load, LOAD_PIN, workDir)).requestsPerSecond;
+          const steps: Step[] = [];
+          for (const fraction of fractions) {
+            const step = await offer(running, scenario, bodyFile, fraction, Math.round(fraction * capacity), seconds);
+            steps.push(step);
+            console.log(`${target} ${scenario.id} process ${process}: ${fraction} C`, JSON.stringify(step));
+          }
+          const recovery = await offer(running, scenario, bodyFile, 0.25, Math.round(0.25 * capacity), RECOVERY_SECONDS);
+          const one = steps.find((step) => step.fraction === 1);
+          const five = steps.find((step) => step.fraction === 5);
+          const r = one !== undefined && five !== undefined ? refusalShare(one, five) : Number.NaN;
+          rows.push({ target, scenario: scenario.id, process, capacity, steps, recovery, r });
+        } finally {
+          await running.stop();
+        }
+      }
+    }
+  }
+  const command = `npm run bench:overload -- ${process.argv.slice(2).join(' ')}`.trim();
+  const file = join(root, 'bench/results', `overload-${flags.label}.md`);
+  writeFileSync(file, report(rows, command));
+  console.log(`written: ${file}`);
+}
+
+await main();
