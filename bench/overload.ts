@@ -6,7 +6,7 @@
  *   npm run bench:overload -- --targets service,service+off,service+pressure --scenarios sort --label library
  *
  * Each target process is started on CPU 1 and warmed with the bench's mixed traffic; its capacity C
- * for the scenario is measured with wrk (50 keep-alive connections, CPU 0). Then the generator
+ * for the scenario is measured with wrk (50 keep-alive connections, CPU 0; 2xx a second). Then the generator
  * (bench/vendor/overload, Go's standard library, built once with `go build`; Debian's golang-go)
  * offers 0.25, 0.5, 0.8, 1, 2 and 5 C from CPU 0: arrivals at fixed times whatever the answers
  * do, a connection per caller, each caller closing it after a deadline of 1 s. After 5 C, 0.25 C
@@ -215,7 +215,7 @@ function report(rows: readonly Row[], command: string): string {
   const lines = [
     `# Overload: callers with 1 s deadlines at fixed rates (${new Date().toISOString().slice(0, 10)}, ${commit}, Node.js ${process.version})`,
     '',
-    `\`${command}\`. The service on CPU 1, the load on CPU 0. C: wrk, 50 keep-alive connections. Goodput: 2xx within the deadline, a second, and as a share of C.`,
+    `\`${command}\`. The service on CPU 1, the load on CPU 0. C: wrk, 50 keep-alive connections, 2xx a second. Goodput: 2xx within the deadline, a second, and as a share of C.`,
     '',
     '| target | scenario | process | C /s | offered | goodput /s | of C | refused (p50 ms) | timeouts | errors | 2xx p50 / p99 ms | probe max ms (failed) | service CPU s | generator CPU s |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
@@ -259,7 +259,9 @@ async function main(): Promise<void> {
         try {
           await warmUp(running.base, { passes: 5, loads: 1, generator: 'wrk', pin: LOAD_PIN, workDir, connections: 50 });
           const load = { url: `${running.base}${scenario.path}`, method: 'POST' as const, bodyFile, connections: 50, seconds: 8 };
-          const capacity = (await generateLoad('wrk', load, LOAD_PIN, workDir)).requestsPerSecond;
+          // Answers a second, not requests: at saturation overload control refuses some of wrk's.
+          const saturated = await generateLoad('wrk', load, LOAD_PIN, workDir);
+          const capacity = saturated.requestsPerSecond * (1 - saturated.non2xx / saturated.requests);
           const steps: Step[] = [];
           for (const fraction of fractions) {
             const step = await offer(running, scenario, bodyFile, fraction, Math.round(fraction * capacity), seconds);
