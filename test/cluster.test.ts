@@ -30,6 +30,9 @@ test('WORKERS=2: two processes serve one port, metrics add up across them, a kil
   }
   const metrics = await (await fetch(`${server.base}/metrics`, { headers: { connection: 'close' } })).text();
   assert.match(metrics, /^http_requests_total\{method="GET",route="\/api\/isEven\/:number",status="200"\} 10$/m);
+  // One setting, not the workers' sum; the longest wait of any worker.
+  assert.match(metrics, /^overload_target_seconds 0\.05$/m);
+  assert.match(metrics, /^overload_queue_delay_seconds \d/m);
 
   process.kill(workers[0] as number, 'SIGKILL');
   const deadline = Date.now() + 10_000;

@@ -1,4 +1,5 @@
 import { setPriority } from 'node:os';
+import { isMainThread } from 'node:worker_threads';
 import { move, workerData } from 'piscina';
 import { JsonText, OPERATIONS, type OperationId } from '../../operations/index.js';
 import { ProblemError, type Problem } from '../../operations/problem.js';
@@ -34,10 +35,13 @@ const encoder = new TextEncoder();
  * pool has the rest (docs/performance.md, "Past capacity").
  */
 export const POOL_THREAD_NICENESS = 10;
-try {
-  setPriority(POOL_THREAD_NICENESS);
-} catch {
-  // Where a thread may not change its own priority, it keeps the process's.
+// In a pool thread only: the event loop's thread imports this module too (the memory measurement).
+if (!isMainThread) {
+  try {
+    setPriority(POOL_THREAD_NICENESS);
+  } catch {
+    // Where a thread may not change its own priority, it keeps the process's.
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import cluster from 'node:cluster';
-import { Counter, Gauge, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics, type Aggregator, type Metric } from 'prom-client';
 import { RequestDurations } from './request-durations.js';
 import { answerPrimaryCollections, askPrimaryForClusterMetrics } from './cluster-metrics.js';
 
@@ -41,15 +41,17 @@ export function counterOf(name: string, help: string, read: () => number): Count
 }
 
 /**
- * A gauge whose value is read from elsewhere when `/metrics` is scraped.
+ * A gauge whose value is read from elsewhere when `/metrics` is scraped; with WORKERS > 1 the
+ * workers' values are summed, or combined as `aggregator` says.
  *
  * @example
  * metrics.register(gaugeOf('memory_budget_reserved_bytes', 'Memory reserved', () => budget.reserved));
  */
-export function gaugeOf(name: string, help: string, read: () => number): Gauge {
+export function gaugeOf(name: string, help: string, read: () => number, aggregator: Aggregator = 'sum'): Gauge {
   return new Gauge({
     name,
     help,
+    aggregator,
     registers: [],
     collect() {
       this.set(read());

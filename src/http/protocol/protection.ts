@@ -1,4 +1,4 @@
-import type { FastifyInstance, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import rateLimit from '@fastify/rate-limit';
 import underPressure from '@fastify/under-pressure';
@@ -79,18 +79,25 @@ function shedPastTarget(app: FastifyInstance, targetMs: number, config: Pick<Con
   app.metrics.register(
     gaugeOf(
       'overload_queue_delay_seconds',
-      "How long work admitted now would wait to start: the event loop's delay or the offload pool's wait, the longer",
+      "How long work admitted now would wait to start: the event loop's delay or the offload pool's wait, the longer (with WORKERS > 1, the longest worker's)",
       () => Math.max(loop.ms(), poolMs()) / 1000,
+      'max',
     ),
   );
-  app.metrics.register(gaugeOf('overload_target_seconds', 'OVERLOAD_TARGET_MS: the longest wait a request is admitted to', () => targetMs / 1000));
+  app.metrics.register(gaugeOf('overload_target_seconds', 'OVERLOAD_TARGET_MS: the longest wait a request is admitted to', () => targetMs / 1000, 'first'));
+  // A body the pool may take: over OFFLOAD_BODY_BYTES, or chunked or coded (its size unknown), to a
+  // route that reads its body whole (a stream's lines are answered on the event loop, however long it runs).
+  const mayBePooled = (request: FastifyRequest): boolean => {
+    if (request.method !== 'POST') return false;
+    if (Number(request.headers['content-length']) <= config.offloadBodyBytes && request.headers['content-encoding'] === undefined) return false;
+    const memory = routeConfigOf(request).memory;
+    return memory !== undefined && 'perByte' in memory;
+  };
   return function shedPastTarget(request, reply, done) {
-    const declared = Number(request.headers['content-length']);
-    // A chunked or coded body may be one the pool takes.
-    const pooledBody = !(declared <= config.offloadBodyBytes) || request.headers['content-encoding'] !== undefined;
+    const pooledBody = mayBePooled(request);
     const waitMs = pooledBody ? Math.max(loop.ms(), poolMs()) : loop.ms();
     if (waitMs <= targetMs) {
-      if (pooledBody && request.method === 'POST') {
+      if (pooledBody) {
         pooled++;
         whenResponseCloses(reply.raw, answered);
       }
