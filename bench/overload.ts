@@ -6,7 +6,8 @@
  *   npm run bench:overload -- --targets service,service+off,service+pressure --scenarios sort --label library
  *
  * Each target process is started on CPU 1 and warmed with the bench's mixed traffic; its capacity C
- * for the scenario is measured with wrk (50 keep-alive connections, CPU 0; 2xx a second). Then the generator
+ * for the scenario is measured with wrk (50 keep-alive connections, CPU 0; 2xx a second), in a process
+ * of its own with overload control off. Then the generator
  * (bench/vendor/overload, Go's standard library, built once with `go build`; Debian's golang-go)
  * offers 0.25, 0.5, 0.8, 1, 2 and 5 C from CPU 0: arrivals at fixed times whatever the answers
  * do, a connection per caller, each caller closing it after a deadline of 1 s. After 5 C, 0.25 C
@@ -49,6 +50,9 @@ const SERVER_PIN = ['taskset', '-c', '1'];
 const LOAD_PIN = ['taskset', '-c', '0'];
 const DEADLINE = '1s';
 const RECOVERY_SECONDS = 10;
+// C is measured with overload control off: 50 connections that are answered a refusal at once
+// and send again are a retry storm, not the load the service can carry.
+const CAPACITY_CONNECTIONS = 50;
 
 interface OverloadScenario {
   readonly id: string;
@@ -215,7 +219,7 @@ function report(rows: readonly Row[], command: string): string {
   const lines = [
     `# Overload: callers with 1 s deadlines at fixed rates (${new Date().toISOString().slice(0, 10)}, ${commit}, Node.js ${process.version})`,
     '',
-    `\`${command}\`. The service on CPU 1, the load on CPU 0. C: wrk, 50 keep-alive connections, 2xx a second. Goodput: 2xx within the deadline, a second, and as a share of C.`,
+    `\`${command}\`. The service on CPU 1, the load on CPU 0. C: wrk, ${CAPACITY_CONNECTIONS} keep-alive connections, 2xx a second, overload control off. Goodput: 2xx within the deadline, a second, and as a share of C.`,
     '',
     '| target | scenario | process | C /s | offered | goodput /s | of C | refused (p50 ms) | timeouts | errors | 2xx p50 / p99 ms | probe max ms (failed) | service CPU s | generator CPU s |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
@@ -244,6 +248,19 @@ function report(rows: readonly Row[], command: string): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** C: the target's answers a second under wrk, in a process of its own with overload control off. */
+async function measureCapacity(target: TargetName, scenario: OverloadScenario, bodyFile: string, workDir: string): Promise<number> {
+  const running = await startTarget(target, SERVER_PIN, workDir, { OVERLOAD_TARGET_MS: 'off' });
+  try {
+    await warmUp(running.base, { passes: 5, loads: 1, generator: 'wrk', pin: LOAD_PIN, workDir, connections: 50 });
+    const load = { url: `${running.base}${scenario.path}`, method: 'POST' as const, bodyFile, connections: CAPACITY_CONNECTIONS, seconds: 8 };
+    const saturated = await generateLoad('wrk', load, LOAD_PIN, workDir);
+    return saturated.requestsPerSecond * (1 - saturated.non2xx / saturated.requests);
+  } finally {
+    await running.stop();
+  }
+}
+
 async function main(): Promise<void> {
   const workDir = mkdtempSync(join(tmpdir(), 'overload-bench-'));
   const seconds = Number(flags.seconds);
@@ -255,13 +272,10 @@ async function main(): Promise<void> {
       for (const scenario of scenarios) {
         const bodyFile = join(workDir, `${scenario.id}.json`);
         writeFileSync(bodyFile, scenario.body);
+        const capacity = await measureCapacity(target, scenario, bodyFile, workDir);
         const running = await startTarget(target, SERVER_PIN, workDir);
         try {
           await warmUp(running.base, { passes: 5, loads: 1, generator: 'wrk', pin: LOAD_PIN, workDir, connections: 50 });
-          const load = { url: `${running.base}${scenario.path}`, method: 'POST' as const, bodyFile, connections: 50, seconds: 8 };
-          // Answers a second, not requests: at saturation overload control refuses some of wrk's.
-          const saturated = await generateLoad('wrk', load, LOAD_PIN, workDir);
-          const capacity = saturated.requestsPerSecond * (1 - saturated.non2xx / saturated.requests);
           const steps: Step[] = [];
           for (const fraction of fractions) {
             const step = await offer(running, scenario, bodyFile, fraction, Math.round(fraction * capacity), seconds);

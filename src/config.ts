@@ -114,6 +114,13 @@ export const SETTINGS = {
     ...or('auto', integer(1, 64)),
     meaning: 'Worker threads per process that answer large bodies; `auto`: the CPUs per worker less one, at least 1',
   }),
+  poolThreadNiceness: setting({
+    env: 'POOL_THREAD_NICENESS',
+    default: 10,
+    ...integer(0, 19),
+    meaning:
+      "How much lower the pool threads' CPU priority is than the event loop's (Linux niceness, the threads' own): on a shared CPU the loop, which admits, refuses and answers probes, runs first",
+  }),
   lingerMs: setting({
     env: 'LINGER_MS',
     default: 5_000,

@@ -36,6 +36,7 @@ describe('loadConfig', () => {
       ADMISSION_WAIT_MS: '0',
       OFFLOAD_BODY_BYTES: '1MiB',
       POOL_THREADS: '3',
+      POOL_THREAD_NICENESS: '0',
       LINGER_MS: '100',
       LINGER_BYTES: '512KiB',
       STRING_SPLIT_MAX_PARTS: '7',
@@ -80,6 +81,7 @@ describe('loadConfig', () => {
       admissionWaitMs: 0,
       offloadBodyBytes: 2 ** 20,
       poolThreads: 3,
+      poolThreadNiceness: 0,
       lingerMs: 100,
       lingerBytes: 512 * 1024,
       stringSplitMaxParts: 7,
@@ -103,6 +105,7 @@ describe('loadConfig', () => {
 
   const BAD: Array<[Record<string, string>, string]> = [
     [{ PORT: '70000' }, 'PORT="70000" is invalid: it accepts an integer from 0 to 65535'],
+    [{ POOL_THREAD_NICENESS: '20' }, 'POOL_THREAD_NICENESS="20" is invalid: it accepts an integer from 0 to 19'],
     [{ OVERLOAD_TARGET_MS: '0' }, 'OVERLOAD_TARGET_MS="0" is invalid: it accepts milliseconds, an integer from 1 to 10000, or `off`'],
     [{ OVERLOAD_TARGET_MS: 'auto' }, 'OVERLOAD_TARGET_MS="auto" is invalid: it accepts milliseconds, an integer from 1 to 10000, or `off`'],
     [{ HOST: '  ' }, 'HOST="  " is invalid: it accepts a host name or IP address'],

@@ -49,7 +49,7 @@ export function memorySetup(config: Config, fixedCapacity: number | undefined): 
   const budget = new MemoryBudget(capacity, Math.floor(capacity * SMALL_REQUEST_SHARE));
   const heapMb = Math.min(4096, Math.max(64, Math.ceil(budget.ceiling(true) / MIB)));
   // Every limit an operation, a batch or a stream reads is a setting (config.ts): they go as the configuration.
-  const pool = createOffloadPool({ threads, heapMb, limits: config });
+  const pool = createOffloadPool({ threads, heapMb, limits: config, niceness: config.poolThreadNiceness });
   const source = detected === undefined ? 'MEMORY_LIMIT' : detected.source;
   return {
     limit,

@@ -2,7 +2,7 @@ import { Piscina } from 'piscina';
 import type { OperationId } from '../../operations/index.js';
 import type { Tally } from '../../engine/items.js';
 import type { BatchLimits } from '../../engine/batch.js';
-import type { OffloadTask, PoolOutcome } from './offload-worker.js';
+import type { OffloadTask, PoolOutcome, PoolThreadData } from './offload-worker.js';
 import { ProblemError } from '../../operations/problem.js';
 import { LIMIT_TEXTS } from '../../operations/limit-texts.js';
 import { CompletionInterval } from '../protocol/queue-delay.js';
@@ -22,6 +22,8 @@ export interface OffloadPoolOptions {
   /** Each thread's V8 old-generation limit, so that it collects before the process passes MEMORY_LIMIT. */
   readonly heapMb: number;
   readonly limits: BatchLimits;
+  /** How much lower each thread's CPU priority is than the event loop's (POOL_THREAD_NICENESS). */
+  readonly niceness: number;
 }
 
 // Under tsx (tests, `npm run dev`) the worker is the TypeScript source; built, it is the .js beside this file.
@@ -57,7 +59,7 @@ export function createOffloadPool(options: OffloadPoolOptions): OffloadPool {
       idleTimeout: IDLE_THREAD_MS,
       resourceLimits: THREAD_RESOURCE_LIMITS(options.heapMb),
       // Cloned once per thread, not with every task.
-      workerData: options.limits,
+      workerData: { limits: options.limits, niceness: options.niceness } satisfies PoolThreadData,
     }));
   const completions = new CompletionInterval();
   return {

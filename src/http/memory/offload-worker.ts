@@ -29,16 +29,22 @@ export type PoolOutcome = Uint8Array | OffloadOutcome;
 const encoder = new TextEncoder();
 
 /**
- * The niceness a pool thread runs at. On Linux a thread's niceness is its own (setpriority(2),
- * NOTES), so this lowers the pool's threads alone: when they share a CPU with the event loop,
- * the loop, which reads requests, admits or refuses them and answers probes, runs first, and the
- * pool has the rest (docs/performance.md, "Past capacity").
+ * A pool thread lowers its own CPU priority by POOL_THREAD_NICENESS. On Linux a thread's niceness is
+ * its own (setpriority(2), NOTES): when the pool shares a CPU with the event loop, the loop, which
+ * reads requests, admits or refuses them and answers probes, runs first, and the pool has the rest
+ * (docs/performance.md, "Past capacity").
  */
-export const POOL_THREAD_NICENESS = 10;
+/** What each thread is given once, as it starts (`workerData`). */
+export interface PoolThreadData {
+  readonly limits: BatchLimits;
+  readonly niceness: number;
+}
+const threadData = workerData as PoolThreadData;
+
 // In a pool thread only: the event loop's thread imports this module too (the memory measurement).
 if (!isMainThread) {
   try {
-    setPriority(POOL_THREAD_NICENESS);
+    setPriority(threadData.niceness);
   } catch {
     // Where a thread may not change its own priority, it keeps the process's.
   }
@@ -67,10 +73,10 @@ export function answerBody(task: OffloadTask): OffloadOutcome {
   return { json: encoder.encode(outcome.result instanceof JsonText ? outcome.result.text : JSON.stringify(outcome.result)) };
 }
 
-/** The pool's task: `null` only starts the thread (OffloadPool.warm). The limits came once, with the thread (`workerData`). */
+/** The pool's task: `null` only starts the thread (OffloadPool.warm). The limits came once, with the thread (`PoolThreadData`). */
 export default function answerOffloaded(task: Omit<OffloadTask, 'limits'> | null): unknown {
   if (task === null) return null;
-  const outcome = answerBody({ ...task, limits: workerData as BatchLimits });
+  const outcome = answerBody({ ...task, limits: threadData.limits });
   // A batch's answer comes with its tally, and is copied back with it.
   return 'json' in outcome && outcome.tally === undefined ? move(outcome.json) : outcome;
 }

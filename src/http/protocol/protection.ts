@@ -8,7 +8,7 @@ import { ProblemError, problemOf } from '../../operations/problem.js';
 import { LIMIT_TEXTS } from '../../operations/limit-texts.js';
 import { sendProblem } from '../problem-responses.js';
 import { counterOf, gaugeOf } from '../observability/metrics.js';
-import { LoopDelay } from './queue-delay.js';
+import { LoopDelay, LoopShare } from './queue-delay.js';
 import { routeConfigOf } from './route-options.js';
 import { whenResponseCloses } from './drain.js';
 
@@ -54,17 +54,48 @@ export const protection = fp<ProtectionOptions>(
 type ProtectionOptions = Pick<Config, 'rateLimitMax' | 'rateLimitWindowMs' | 'maxEventLoopDelayMs' | 'overloadTargetMs' | 'offloadBodyBytes'>;
 
 const OVERLOAD_RETRY_AFTER_SECONDS = '1';
+// After a refusal, this long of waits over the target are refused at once.
+const REFUSING_MS = 1_000;
+// How many targets long a wait must stay over the target before the first refusal.
+const SUSTAINED_TARGETS = 2;
+
+/**
+ * When a wait over the target is overload: once it has lasted four targets (a burst that a queue
+ * absorbs that soon is no overload: CoDel's interval, in short), or at once while refusals are
+ * recent (the overload goes on).
+ */
+class Overload {
+  private overSince = -1;
+  private lastRefusal = Number.NEGATIVE_INFINITY;
+
+  constructor(private readonly targetMs: number) {}
+
+  admits(waitMs: number): boolean {
+    if (waitMs <= this.targetMs) {
+      this.overSince = -1;
+      return true;
+    }
+    const now = performance.now();
+    if (this.overSince < 0) this.overSince = now;
+    if (now - this.overSince < SUSTAINED_TARGETS * this.targetMs && now - this.lastRefusal > REFUSING_MS) return true;
+    this.lastRefusal = now;
+    return false;
+  }
+}
 const FEWEST_WAITING = 4;
 
 /**
  * Overload control: a request to an operation is answered 503 at once, before its body is read,
- * when the work it brings would wait longer than `targetMs` to start (queue-delay.ts): the event
+ * when the work it brings would wait longer than `targetMs` to start (queue-delay.ts), and has
+ * for four times `targetMs` or refusals are recent (`Overload`): the event
  * loop's delay, and for a body the offload pool takes, the pool's wait too (the pool-bound
  * requests admitted and not yet answered, times the interval between the pool's completions).
  * Probes, metrics and the docs are never refused.
  */
 function shedPastTarget(app: FastifyInstance, targetMs: number, config: Pick<Config, 'offloadBodyBytes'>): onRequestHookHandler {
   const loop = new LoopDelay();
+  const share = new LoopShare();
+  app.server.on('connection', () => share.connected());
   const pool = app.memory.pool;
   let pooled = 0;
   let refused = 0;
@@ -72,7 +103,10 @@ function shedPastTarget(app: FastifyInstance, targetMs: number, config: Pick<Con
   // Like CoDel's one packet, a few bodies waiting are no standing queue, however large they are:
   // a large request is never refused for being slow alone.
   const poolMs = (): number => (pooled > FEWEST_WAITING ? pooled * pool.intervalMs() : 0);
-  app.addHook('onClose', () => loop.close());
+  app.addHook('onClose', () => {
+    loop.close();
+    share.close();
+  });
   app.metrics.register(
     counterOf('overload_refusals_total', 'Requests refused with 503 because their work would have waited past OVERLOAD_TARGET_MS', () => refused),
   );
@@ -81,6 +115,14 @@ function shedPastTarget(app: FastifyInstance, targetMs: number, config: Pick<Con
       'overload_queue_delay_seconds',
       "How long work admitted now would wait to start: the event loop's delay or the offload pool's wait, the longer (with WORKERS > 1, the longest worker's)",
       () => Math.max(loop.ms(), poolMs()) / 1000,
+      'max',
+    ),
+  );
+  app.metrics.register(
+    gaugeOf(
+      'overload_loop_refused_ratio',
+      'The share of requests answered on the event loop that are refused while it is busy all the time',
+      () => share.refused(),
       'max',
     ),
   );
@@ -93,10 +135,12 @@ function shedPastTarget(app: FastifyInstance, targetMs: number, config: Pick<Con
     const memory = routeConfigOf(request).memory;
     return memory !== undefined && 'perByte' in memory;
   };
+  const loopBound = new Overload(targetMs);
+  const poolBound = new Overload(targetMs);
   return function shedPastTarget(request, reply, done) {
     const pooledBody = mayBePooled(request);
-    const waitMs = pooledBody ? Math.max(loop.ms(), poolMs()) : loop.ms();
-    if (waitMs <= targetMs) {
+    const admit = pooledBody ? poolBound.admits(Math.max(loop.ms(), poolMs())) : loopBound.admits(loop.ms()) && Math.random() >= share.refused();
+    if (admit) {
       if (pooledBody) {
         pooled++;
         whenResponseCloses(reply.raw, answered);
