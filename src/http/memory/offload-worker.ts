@@ -28,12 +28,6 @@ export type PoolOutcome = Uint8Array | OffloadOutcome;
 
 const encoder = new TextEncoder();
 
-/**
- * A pool thread lowers its own CPU priority by POOL_THREAD_NICENESS. On Linux a thread's niceness is
- * its own (setpriority(2), NOTES): when the pool shares a CPU with the event loop, the loop, which
- * reads requests, admits or refuses them and answers probes, runs first, and the pool has the rest
- * (docs/performance.md, "Past capacity").
- */
 /** What each thread is given once, as it starts (`workerData`). */
 export interface PoolThreadData {
   readonly limits: BatchLimits;
@@ -41,7 +35,11 @@ export interface PoolThreadData {
 }
 const threadData = workerData as PoolThreadData;
 
-// In a pool thread only: the event loop's thread imports this module too (the memory measurement).
+// A pool thread lowers its own CPU priority by POOL_THREAD_NICENESS. On Linux a thread's niceness
+// is its own (setpriority(2), NOTES): when the pool shares a CPU with the event loop, the loop, which
+// reads requests, admits or refuses them and answers probes, runs first, and the pool has the rest
+// (docs/performance.md, "Past capacity"). In a pool thread only: the event loop's thread imports
+// this module too (the memory measurement).
 if (!isMainThread) {
   try {
     setPriority(threadData.niceness);

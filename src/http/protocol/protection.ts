@@ -58,11 +58,13 @@ const OVERLOAD_RETRY_AFTER_SECONDS = '1';
 const REFUSING_MS = 1_000;
 // How many targets long a wait must stay over the target before the first refusal.
 const SUSTAINED_TARGETS = 2;
+// Like CoDel's one packet, this many bodies waiting for the pool are no standing queue.
+const FEWEST_WAITING = 4;
 
 /**
- * When a wait over the target is overload: once it has lasted four targets (a burst that a queue
- * absorbs that soon is no overload: CoDel's interval, in short), or at once while refusals are
- * recent (the overload goes on).
+ * When a wait over the target is overload: once it has lasted twice the target (a burst that a
+ * queue absorbs that soon is no overload: CoDel's interval, in short), or at once while refusals
+ * are recent (the overload goes on).
  */
 class Overload {
   private overSince = -1;
@@ -82,15 +84,15 @@ class Overload {
     return false;
   }
 }
-const FEWEST_WAITING = 4;
 
 /**
  * Overload control: a request to an operation is answered 503 at once, before its body is read,
  * when the work it brings would wait longer than `targetMs` to start (queue-delay.ts), and has
- * for four times `targetMs` or refusals are recent (`Overload`): the event
- * loop's delay, and for a body the offload pool takes, the pool's wait too (the pool-bound
- * requests admitted and not yet answered, times the interval between the pool's completions).
- * Probes, metrics and the docs are never refused.
+ * for twice `targetMs` or refusals are recent (`Overload`): the event loop's delay, and for a body
+ * the offload pool takes, the pool's wait too (the pool-bound requests admitted and not yet
+ * answered, times the interval between the pool's completions); a share of the requests answered
+ * on the event loop while it is busy all the time (`LoopShare`). Probes, metrics and the docs are
+ * never refused.
  */
 function shedPastTarget(app: FastifyInstance, targetMs: number, config: Pick<Config, 'offloadBodyBytes'>): onRequestHookHandler {
   const loop = new LoopDelay();
@@ -100,8 +102,7 @@ function shedPastTarget(app: FastifyInstance, targetMs: number, config: Pick<Con
   let pooled = 0;
   let refused = 0;
   const answered = (): void => void pooled--;
-  // Like CoDel's one packet, a few bodies waiting are no standing queue, however large they are:
-  // a large request is never refused for being slow alone.
+  // A large request is never refused for being slow alone (FEWEST_WAITING).
   const poolMs = (): number => (pooled > FEWEST_WAITING ? pooled * pool.intervalMs() : 0);
   app.addHook('onClose', () => {
     loop.close();
