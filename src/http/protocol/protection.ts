@@ -8,7 +8,7 @@ import { ProblemError, problemOf } from '../../operations/problem.js';
 import { LIMIT_TEXTS } from '../../operations/limit-texts.js';
 import { sendProblem } from '../problem-responses.js';
 import { counterOf, gaugeOf } from '../observability/metrics.js';
-import { LoopDelay, LoopShare } from './queue-delay.js';
+import { LoopDelay } from './queue-delay.js';
 import { routeConfigOf } from './route-options.js';
 import { whenResponseCloses } from './drain.js';
 
@@ -90,24 +90,18 @@ class Overload {
  * when the work it brings would wait longer than `targetMs` to start (queue-delay.ts), and has
  * for twice `targetMs` or refusals are recent (`Overload`): the event loop's delay, and for a body
  * the offload pool takes, the pool's wait too (the pool-bound requests admitted and not yet
- * answered, times the interval between the pool's completions); a share of the requests answered
- * on the event loop while it is busy all the time (`LoopShare`). Probes, metrics and the docs are
- * never refused.
+ * answered, times the interval between the pool's completions). Probes, metrics and the docs
+ * are never refused.
  */
 function shedPastTarget(app: FastifyInstance, targetMs: number, config: Pick<Config, 'offloadBodyBytes'>): onRequestHookHandler {
   const loop = new LoopDelay();
-  const share = new LoopShare();
-  app.server.on('connection', () => share.connected());
   const pool = app.memory.pool;
   let pooled = 0;
   let refused = 0;
   const answered = (): void => void pooled--;
   // A large request is never refused for being slow alone (FEWEST_WAITING).
   const poolMs = (): number => (pooled > FEWEST_WAITING ? pooled * pool.intervalMs() : 0);
-  app.addHook('onClose', () => {
-    loop.close();
-    share.close();
-  });
+  app.addHook('onClose', () => loop.close());
   app.metrics.register(
     counterOf('overload_refusals_total', 'Requests refused with 503 because their work would have waited past OVERLOAD_TARGET_MS', () => refused),
   );
@@ -116,14 +110,6 @@ function shedPastTarget(app: FastifyInstance, targetMs: number, config: Pick<Con
       'overload_queue_delay_seconds',
       "How long work admitted now would wait to start: the event loop's delay or the offload pool's wait, the longer (with WORKERS > 1, the longest worker's)",
       () => Math.max(loop.ms(), poolMs()) / 1000,
-      'max',
-    ),
-  );
-  app.metrics.register(
-    gaugeOf(
-      'overload_loop_refused_ratio',
-      'The share of requests answered on the event loop that are refused while it is busy all the time',
-      () => share.refused(),
       'max',
     ),
   );
@@ -140,7 +126,7 @@ function shedPastTarget(app: FastifyInstance, targetMs: number, config: Pick<Con
   const poolBound = new Overload(targetMs);
   return function shedPastTarget(request, reply, done) {
     const pooledBody = mayBePooled(request);
-    const admit = pooledBody ? poolBound.admits(Math.max(loop.ms(), poolMs())) : loopBound.admits(loop.ms()) && Math.random() >= share.refused();
+    const admit = pooledBody ? poolBound.admits(Math.max(loop.ms(), poolMs())) : loopBound.admits(loop.ms());
     if (admit) {
       if (pooledBody) {
         pooled++;

@@ -4,9 +4,6 @@
  *
  * - `LoopDelay`, the event loop: a request's body is read and its answer computed in a later turn,
  *   after everything ready before it. A timer due every `TICK_MS` records how late it ran.
- * - `LoopShare`, the event loop's busy share: Node accepts one connection a turn, so when arrivals
- *   outpace the loop the queue grows in the kernel's accept queue, where no delay of the loop's
- *   shows it (its turns stay short). A loop busy all the time is that queue's only sign.
  * - `CompletionInterval`, a task queue's rate (the offload pool's: bodies over OFFLOAD_BODY_BYTES
  *   wait there for a thread): the interval between completions while tasks waited. The requests
  *   admitted to it and not yet answered, times that interval, is how long a newcomer would wait:
@@ -42,50 +39,6 @@ export class LoopDelay {
    */
   ms(): number {
     return Math.min(...this.late);
-  }
-
-  close(): void {
-    clearInterval(this.timer);
-  }
-}
-
-// LoopShare: how often it measures, the busy share it keeps the loop under, and how fast it moves.
-const SHARE_WINDOW_MS = 100;
-const BUSY_SETPOINT = 0.95;
-const SHARE_GAIN = 0.5;
-
-export class LoopShare {
-  private last = performance.eventLoopUtilization();
-  private share = 0;
-  private connections = 0;
-  private readonly timer: NodeJS.Timeout;
-
-  constructor() {
-    // Each window moves the share refused by how far the loop was over (or under) its setpoint:
-    // proportional, so that an overload of twice or five times the loop's capacity settles where
-    // the loop just keeps up, and a busy burst moves it little.
-    this.timer = setInterval(() => {
-      // A window with no new connection had no accept queue to drain, however busy the loop was.
-      const busy = this.connections > 0 ? performance.eventLoopUtilization(this.last).utilization : 0;
-      this.last = performance.eventLoopUtilization();
-      this.connections = 0;
-      this.share = Math.min(1, Math.max(0, this.share + SHARE_GAIN * (busy - BUSY_SETPOINT)));
-    }, SHARE_WINDOW_MS).unref();
-  }
-
-  /** Counts a connection accepted (the server's `connection` event). */
-  connected(): void {
-    this.connections++;
-  }
-
-  /**
-   * The share of requests refused now, from 0 to 1.
-   *
-   * @example
-   * new LoopShare().refused() //=> 0 on a loop with time to spare
-   */
-  refused(): number {
-    return this.share;
   }
 
   close(): void {
