@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { generateLoad } from './load.js';
 import { randomIntegers, seededRandom } from './scenarios.js';
-import { cpuMicroseconds, defineVariant, startTarget, type RunningTarget, type TargetName } from './targets.js';
+import { defineVariant, startTarget, type RunningTarget, type TargetName, treeCpuMicroseconds } from './targets.js';
 import { warmUp } from './warm-up.js';
 
 const run = promisify(execFile);
@@ -143,7 +143,7 @@ async function probeWhile(base: string, stop: Promise<unknown>): Promise<{ maxMs
 }
 
 async function offer(target: RunningTarget, scenario: OverloadScenario, bodyFile: string, fraction: number, rate: number, seconds: number): Promise<Step> {
-  const cpuBefore = cpuMicroseconds(target.pid);
+  const cpuBefore = treeCpuMicroseconds(target.pid);
   const load = run(
     '/usr/bin/time',
     [
@@ -167,7 +167,7 @@ async function offer(target: RunningTarget, scenario: OverloadScenario, bodyFile
     { maxBuffer: 1 << 20 },
   );
   const [{ stdout, stderr }, probes] = await Promise.all([load, probeWhile(target.base, load)]);
-  const serviceCpuS = (cpuMicroseconds(target.pid) - cpuBefore) / 1e6;
+  const serviceCpuS = (treeCpuMicroseconds(target.pid) - cpuBefore) / 1e6;
   const number = (name: string): number => Number(new RegExp(`${name} (\\d+)`).exec(stdout)?.[1] ?? Number.NaN);
   const cpu = /cpu ([\d.]+) ([\d.]+)/.exec(stderr);
   return {

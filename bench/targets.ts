@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -213,4 +213,18 @@ function cpuTimesOf(statFile: string): { user: number; system: number } {
 export function cpuMicroseconds(pid: number): number {
   const { user, system } = cpuTimesOf(`/proc/${pid}/stat`);
   return user + system;
+}
+
+/** The CPU time of a process and of every live process under it (a cluster's workers), in microseconds. */
+export function treeCpuMicroseconds(pid: number): number {
+  try {
+    let total = cpuMicroseconds(pid);
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      const children = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean);
+      for (const child of children) total += treeCpuMicroseconds(Number(child));
+    }
+    return total;
+  } catch {
+    return 0; // it ended while being read
+  }
 }

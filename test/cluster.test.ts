@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { test } from 'node:test';
 import { duplicateKeys } from './json-keys.js';
 import { startServer } from './process.js';
@@ -16,14 +17,43 @@ function workersOf(pid: number): number[] {
   }
 }
 
+/** The socket inodes a process holds open (Linux: /proc/<pid>/fd links read `socket:[inode]`). */
+function socketsOf(pid: number): Set<string> {
+  const inodes = new Set<string>();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const inode = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1];
+      if (inode !== undefined) inodes.add(inode);
+    } catch {
+      // closed while listed
+    }
+  }
+  return inodes;
+}
+
+/** The inode of the socket listening on a TCP port (/proc/net/tcp: state 0A is LISTEN). */
+function listeningSocket(port: number): string | undefined {
+  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+  for (const line of readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1)) {
+    const fields = line.trim().split(/\s+/);
+    if (fields[1]?.endsWith(`:${hexPort}`) && fields[3] === '0A') return fields[9];
+  }
+  return undefined;
+}
+
 test('WORKERS=2: two processes serve one port, metrics add up across them, a killed worker is replaced, SIGTERM drains all', async (t) => {
   const server = await startServer(t, { WORKERS: '2', DRAIN_DELAY_MS: '0' });
   assert.match(server.output(), /listening on http:\/\/127\.0\.0\.1:\d+ \(2 workers\)/);
   const primary = server.child.pid as number;
   const workers = workersOf(primary);
   assert.equal(workers.length, 2);
+  // Each worker accepts from the listening socket itself (cluster.SCHED_NONE), so that past capacity
+  // the queue is where each worker's overload control sees it, not in a primary handing connections on.
+  const listener = listeningSocket(server.port);
+  assert.ok(listener !== undefined);
+  for (const worker of workers) assert.ok(socketsOf(worker).has(listener), `worker ${worker} does not hold the listening socket`);
 
-  // Fresh connections each time, so that the primary's round robin spreads them over both workers.
+  // Fresh connections each time: whichever worker accepts each, the metrics count all of them.
   for (let i = 0; i < 10; i++) {
     const response = await fetch(`${server.base}/api/isEven/${i}`, { headers: { connection: 'close' } });
     assert.deepEqual(await response.json(), { ret: i % 2 === 0 });
