@@ -34,7 +34,10 @@ function withUnknown(schema: Record<string, unknown>): Record<string, unknown> {
 const typeName = (id: string, part: string) => `${id[0]?.toUpperCase()}${id.slice(1)}${part}`;
 
 async function typeOf(schema: unknown, name: string): Promise<string> {
-  const plain = withUnknown(JSON.parse(JSON.stringify(schema)) as Record<string, unknown>) as JSONSchema;
+  // The client names each type after its operation; a schema's `$id` (its name in the OpenAPI document) would rename it.
+  const unnamed = JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
+  delete unnamed.$id;
+  const plain = withUnknown(unnamed) as JSONSchema;
   return compile(plain, name, { bannerComment: '', additionalProperties: false, format: false, declareExternallyReferenced: false });
 }
 

@@ -23,6 +23,7 @@ export const UNIT: readonly string[] = [
   'test/http/legacy.test.ts',
   'test/http/memory-budget.test.ts',
   'test/http/openapi-answers.test.ts',
+  'test/http/openapi-examples.test.ts',
   'test/http/operations.test.ts',
   'test/http/protocol.test.ts',
   'test/http/queue-delay.test.ts',

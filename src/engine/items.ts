@@ -27,11 +27,15 @@ const CURRENT: ReadonlySet<string> = new Set(CURRENT_OPERATION_IDS);
  * itemSchema('isEven') // { type: 'object', properties: { operation: { const: 'isEven' }, input: ... }, required: ['operation', 'input'] }
  */
 export function itemSchema(id: CurrentOperationId): TSchema {
-  const { 'x-examples': examples, ...body } = OPERATIONS[id].body as TSchema & {
+  const declared = { ...OPERATIONS[id].body } as TSchema & {
+    $id?: string;
     properties: Record<string, TSchema>;
     required?: string[];
     'x-examples'?: Record<string, { value: object }>;
   };
+  // Its own `$id` (its name in the OpenAPI document) is the body's, not the item's.
+  delete declared.$id;
+  const { 'x-examples': examples, ...body } = declared;
   return {
     ...body,
     title: id,

@@ -18,10 +18,17 @@ export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply
   return reply.code(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));
 }
 
+/** The 415 of a route that takes JSON. */
+export const MEDIA_TYPE_TEXT = 'The request body must be JSON, sent with Content-Type: application/json (charset utf-8, if given)';
+/** Every 5xx but a 503: nothing internal is disclosed. */
+export const FAILURE_TEXT = 'The server failed to handle this request; the failure has been logged';
+/** A path that is not a valid URL. */
+export const BAD_URL_TEXT = 'The request path is not a valid URL: it has a malformed percent-encoding';
+
 const FRAMEWORK_PROBLEMS: Readonly<Record<string, readonly [number, string]>> = {
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'The request body must be JSON, sent with Content-Type: application/json (charset utf-8, if given)'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, MEDIA_TYPE_TEXT],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'The Content-Length header does not match the body sent'],
-  FST_ERR_BAD_URL: [400, 'The request path is not a valid URL: it has a malformed percent-encoding'],
+  FST_ERR_BAD_URL: [400, BAD_URL_TEXT],
   FST_UNDER_PRESSURE: [503, LIMIT_TEXTS.overloaded],
 };
 
@@ -46,7 +53,7 @@ export function toProblem(error: unknown, limits: ProblemLimits): Problem {
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return problemOf(status, fastifyError.message ?? STATUS_CODES[status] ?? 'Client error');
   }
-  return problemOf(500, 'The server failed to handle this request; the failure has been logged');
+  return problemOf(500, FAILURE_TEXT);
 }
 
 export function problemErrorHandler(limits: ProblemLimits) {

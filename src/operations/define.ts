@@ -111,19 +111,20 @@ export function defineOperation(definition: Operation): Operation {
 }
 
 /** The problem statuses of a body operation, and of a path form. */
-export const BODY_ERRORS = [400, 413, 415, 429, 500, 503];
-export const PATH_ERRORS = [400, 405, 414, 429, 500, 503];
+export const BODY_ERRORS = [400, 405, 408, 413, 415, 429, 431, 500, 503];
+export const PATH_ERRORS = [400, 405, 408, 414, 429, 431, 500, 503];
 
 export const JSON_OBJECT_BODY = 'a JSON object with an "input" field';
 export const example = (summary: string, value: unknown) => ({ summary, value });
 
-export const BooleanResultSchema = Type.Object({ ret: Type.Boolean() }, { examples: [{ ret: true }] });
-export const StringResultSchema = Type.Object({ ret: Type.String() }, { examples: [{ ret: '{"a":"é","b":[1,true]}' }] });
+export const BooleanResultSchema = Type.Object({ ret: Type.Boolean() }, { $id: 'BooleanResult', examples: [{ ret: true }] });
+export const StringResultSchema = Type.Object({ ret: Type.String() }, { $id: 'StringResult', examples: [{ ret: '{"a":"é","b":[1,true]}' }] });
 
 /** `{ "input": any JSON value }`: isNumber and toString. */
 export const AnyInputBodySchema = Type.Object(
   { input: Type.Unknown({ [EXPECTED]: 'any JSON value', description: 'Any JSON value' }) },
   {
+    $id: 'AnyInputRequest',
     [EXPECTED]: JSON_OBJECT_BODY,
     'x-examples': {
       number: example('A number', { input: 1e21 }),

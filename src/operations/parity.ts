@@ -17,6 +17,7 @@ const ParityBodySchema = Type.Object(
     }),
   },
   {
+    $id: 'ParityRequest',
     [EXPECTED]: JSON_OBJECT_BODY,
     'x-examples': {
       number: example('A JSON number', { input: 4 }),
@@ -72,6 +73,7 @@ const LegacyParityBodySchema = Type.Object(
     }),
   },
   {
+    $id: 'LegacyParityRequest',
     [EXPECTED]: 'a JSON object with a "number" field',
     'x-examples': { number: example('A JSON number', { number: 7 }), string: example('A numeric string', { number: '9007199254740993' }) },
   },
@@ -84,7 +86,7 @@ const legacyParityResultSchema = <Name extends ParityName>(field: Name) =>
       // A computed key would widen to an index signature; the client's types need `isOdd` or `isEven` by name.
       ...({ [field]: Type.Boolean() } as Record<Name, TBoolean>),
     },
-    { examples: [{ number: '9007199254740993', [field]: field === 'isOdd' }] },
+    { $id: field === 'isOdd' ? 'LegacyIsOddResult' : 'LegacyIsEvenResult', examples: [{ number: '9007199254740993', [field]: field === 'isOdd' }] },
   );
 
 const legacyParity = <Name extends ParityName>(name: Name, path: string) =>

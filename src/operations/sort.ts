@@ -24,6 +24,7 @@ const SortBodySchema = Type.Object(
     ),
   },
   {
+    $id: 'SortRequest',
     [EXPECTED]: JSON_OBJECT_BODY,
     'x-examples': {
       numbers: example('Numbers, in numeric order', { input: [10, 9, 1.5, -3] }),
@@ -36,7 +37,7 @@ const SortBodySchema = Type.Object(
 
 const SortResponseSchema = Type.Object(
   { sortedArray: Type.Array(Type.Unknown(), { description: 'The input in sorted order, duplicates kept' }) },
-  { examples: [{ sortedArray: [-3, 1.5, 9, 10] }] },
+  { $id: 'SortResult', examples: [{ sortedArray: [-3, 1.5, 9, 10] }] },
 );
 
 export const sort = defineOperation({
@@ -61,6 +62,7 @@ export const sort = defineOperation({
 const LegacySortBodySchema = Type.Object(
   { array: Type.Array(Type.Unknown(), { [EXPECTED]: 'an array of JSON values', description: 'The values to sort' }) },
   {
+    $id: 'LegacySortRequest',
     [EXPECTED]: 'a JSON object with an "array" field',
     'x-examples': { numbers: example('Numbers', { array: [3, 1, 2] }), mixed: example('Mixed types', { array: ['b', 1, null] }) },
   },

@@ -21,6 +21,7 @@ const StringSplitBodySchema = Type.Object(
     ),
   },
   {
+    $id: 'StringSplitRequest',
     [EXPECTED]: JSON_OBJECT_BODY,
     'x-examples': {
       separator: example('Split at a separator', { input: { string: 'a,b,,c', seperator: ',' } }),
@@ -30,7 +31,7 @@ const StringSplitBodySchema = Type.Object(
   },
 );
 
-const StringListResultSchema = Type.Object({ ret: Type.Array(Type.String()) }, { examples: [{ ret: ['a', 'b', '', 'c'] }] });
+const StringListResultSchema = Type.Object({ ret: Type.Array(Type.String()) }, { $id: 'StringListResult', examples: [{ ret: ['a', 'b', '', 'c'] }] });
 
 export const stringSplit = defineOperation({
   path: '/stringSplit',

@@ -20,6 +20,7 @@ export const toString = defineOperation({
 const LegacyToStringBodySchema = Type.Object(
   { number: Type.Unknown({ [EXPECTED]: 'any JSON value', description: 'Any JSON value, despite the name' }) },
   {
+    $id: 'LegacyToStringRequest',
     [EXPECTED]: 'a JSON object with a "number" field',
     'x-examples': { number: example('A number', { number: 1e21 }), object: example('An object', { number: { b: 1, a: 2 } }) },
   },

@@ -44,7 +44,7 @@ export const legacyRoutes: FastifyPluginAsync<LegacyOptions> = async (app, optio
     const operation = OPERATIONS[id] as Operation;
     const successor = withPrefix((operation.legacy as LegacyForm).successor, successorPrefix);
     postOperation(app, id, answering, {
-      response200: { ...resultResponse(operation), headers: LEGACY_RESPONSE_HEADERS },
+      response200: { ...resultResponse(id), headers: LEGACY_RESPONSE_HEADERS },
       headers: deprecationHeaders(successor, { legacyDeprecationDate, legacySunset }),
       extra: {
         description: `${operation.description} Use \`POST ${successor}\` instead; the response says so in its \`Deprecation\` and \`Link\` headers.`,

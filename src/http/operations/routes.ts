@@ -3,8 +3,10 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { CURRENT_OPERATION_IDS, JsonText, OPERATIONS, type Operation, type OperationId } from '../../operations/index.js';
 import type { BatchLimits } from '../../engine/batch.js';
 import { JSON_CONTENT_TYPE } from '../protocol/json-body.js';
-import { codingHeaders, documentedRequest, jsonResponse, NumberParamsSchema, problemResponses } from './schemas.js';
-import { sendProblem } from '../problem-responses.js';
+import { codingHeaders, documentedRequest, jsonResponse, NumberParamsSchema, operationSchemas, problemResponses, type ProblemContext } from './schemas.js';
+import { BAD_URL_TEXT, sendProblem } from '../problem-responses.js';
+import { problemOf } from '../../operations/problem.js';
+import { DEFAULT_CONFIG } from '../../config.js';
 import type { OffloadPool } from '../memory/offload-pool.js';
 import { runBody, runPathValue, type Outcome } from '../../engine/run.js';
 
@@ -31,8 +33,15 @@ function sendOutcome(reply: FastifyReply, outcome: Outcome): FastifyReply | obje
   return outcome.result instanceof JsonText ? reply.type(JSON_CONTENT_TYPE).send(outcome.result.text) : outcome.result;
 }
 
+/** A POST route's problem examples: its 400 is what it answers an empty object. */
+const postContext = (app: FastifyInstance, operation: Operation): ProblemContext => {
+  const outcome = runBody(operation, Buffer.from('{}'), DEFAULT_CONFIG);
+  if (!('problem' in outcome)) throw new Error(`${operation.path} answers {} with 200: its 400 example needs another body`);
+  return { badRequest: outcome.problem, path: `${app.prefix}${operation.path}`, allow: 'OPTIONS, POST' };
+};
+
 /** The 200 response of an operation, as the route's schema and the OpenAPI document give it. */
-export const resultResponse = (operation: Operation) => jsonResponse(operation.resultDescription, operation.result);
+export const resultResponse = (id: OperationId) => jsonResponse((OPERATIONS[id] as Operation).resultDescription, operationSchemas(id).result);
 
 /**
  * Registers `POST <path>` for an operation of the table: the operation in the route's config
@@ -55,7 +64,7 @@ export function postOperation(
       countsAs: id,
       ...(large ? {} : NEVER_CODED),
       ...(schema.headers === undefined ? {} : { headers: schema.headers }),
-      ...documentedRequest({ body: operation.body, headers: codingHeaders(large) }),
+      ...documentedRequest({ body: operationSchemas(id).body, headers: codingHeaders(large) }),
     },
     schema: {
       operationId: id,
@@ -63,7 +72,7 @@ export function postOperation(
       description: operation.description,
       tags: [operation.tag],
       ...schema.extra,
-      response: { 200: schema.response200, ...problemResponses(...operation.errors) },
+      response: { 200: schema.response200, ...problemResponses(postContext(app, operation), ...operation.errors) },
     },
   };
   app.post(operation.path, options, async (request, reply) => {
@@ -77,7 +86,7 @@ export function postOperation(
 export const operationRoutes: FastifyPluginAsync<Answering> = async (app, answering) => {
   for (const id of CURRENT_OPERATION_IDS) {
     const operation = OPERATIONS[id] as Operation;
-    postOperation(app, id, answering, { response200: resultResponse(operation) });
+    postOperation(app, id, answering, { response200: resultResponse(id) });
     const byPath = operation.byPath;
     if (byPath === undefined) continue;
     app.withTypeProvider<TypeBoxTypeProvider>().get(
@@ -90,7 +99,13 @@ export const operationRoutes: FastifyPluginAsync<Answering> = async (app, answer
           description: byPath.description,
           tags: [operation.tag],
           params: NumberParamsSchema,
-          response: { 200: resultResponse(operation), ...problemResponses(...byPath.errors) },
+          response: {
+            200: resultResponse(id),
+            ...problemResponses(
+              { badRequest: problemOf(400, BAD_URL_TEXT), path: `${app.prefix}${operation.path}/{number}`, allow: 'GET, HEAD, OPTIONS' },
+              ...byPath.errors,
+            ),
+          },
         },
       },
       async (request, reply) => sendOutcome(reply, runPathValue(operation, request.params.number, answering.limits)),

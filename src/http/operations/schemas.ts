@@ -1,6 +1,9 @@
 import { Type, type TSchema } from 'typebox';
-import { PROBLEM_CONTENT_TYPE } from '../../operations/problem.js';
-import { SETTINGS } from '../../config.js';
+import { PROBLEM_CONTENT_TYPE, problemOf, type Problem } from '../../operations/problem.js';
+import { LIMIT_TEXTS } from '../../operations/limit-texts.js';
+import { FAILURE_TEXT, MEDIA_TYPE_TEXT } from '../problem-responses.js';
+import { OPERATIONS, type Operation, type OperationId } from '../../operations/index.js';
+import { DEFAULT_CONFIG, SETTINGS } from '../../config.js';
 import { REQUEST_CODINGS } from '../protocol/content-coding.js';
 import { ANSWER_CODINGS } from '../protocol/answer-coding.js';
 
@@ -24,6 +27,7 @@ export const ProblemSchema = Type.Object(
     errors: Type.Optional(Type.Array(FieldErrorSchema, { description: 'Each offending field of the request body' })),
   },
   {
+    $id: 'Problem',
     description: 'RFC 9457 Problem Details',
     examples: [
       {
@@ -38,7 +42,7 @@ export const ProblemSchema = Type.Object(
 );
 
 const PROBLEM_WHEN: Readonly<Record<number, string>> = {
-  400: 'The body is missing, is not JSON, is not an object, or a field is invalid (`errors` names each field); or a coded body is corrupt, named by its coding',
+  400: 'The body is missing, is not JSON, is not an object, or a field is invalid (`errors` names each field); a coded body is corrupt, named by its coding; or the path is malformed or its value invalid',
   404: 'No such path',
   405: "The path exists but not with this method (a path value left empty, `/api/isEven/`, is the POST operation's path); the `Allow` header lists the methods it takes",
   413: `The body (decoded, when it is coded), an array, the parts of a split or a nesting depth is over its limit, or answering the body would take more memory than ${SETTINGS.memoryLimit.env} allows one request`,
@@ -46,18 +50,94 @@ const PROBLEM_WHEN: Readonly<Record<number, string>> = {
   415: `The body is not \`application/json\` (UTF-8), or its \`Content-Encoding\` is not one the service reads (${REQUEST_CODINGS.join(', ')}), which \`Accept-Encoding\` then lists`,
   500: 'An unexpected failure; nothing internal is disclosed',
   429: `Too many requests from this client (${SETTINGS.rateLimitMax.env}, off by default); retry after the seconds in \`Retry-After\``,
-  503: `Overloaded: no memory free for this body now (${SETTINGS.memoryLimit.env}), or shedding load (${SETTINGS.maxEventLoopDelayMs.env}, off by default); retry after the seconds in \`Retry-After\``,
+  503: `At capacity: this request would wait longer than ${SETTINGS.overloadTargetMs.env} allows to start; or no memory is free for this body now (${SETTINGS.memoryLimit.env}); or shedding load (${SETTINGS.maxEventLoopDelayMs.env}, off by default). Retry after the seconds in \`Retry-After\``,
+  408: `The request was not received in time (${SETTINGS.headersTimeoutMs.env}, ${SETTINGS.requestTimeoutMs.env}); the connection closes`,
+  431: 'The request headers are larger than the service accepts; the connection closes',
 };
 
-/** Problem responses for the given statuses, with the content type the service sends them with. */
-export function problemResponses(...statuses: number[]): Record<number, unknown> {
+/** A schema under a name: itself when that is its `$id` already, else a copy with it. */
+const withName = (schema: TSchema, name: string): TSchema => ((schema as { $id?: string }).$id === name ? schema : { ...schema, $id: name });
+
+/**
+ * An operation's body and result as the document names them: by their declared `$id` (a schema
+ * two operations share, `ParityRequest`), else after the operation (`ReverseRequest`).
+ *
+ * @example
+ * operationSchemas('sort').body.$id //=> 'SortRequest'
+ */
+export function operationSchemas(id: OperationId): { readonly body: TSchema; readonly result: TSchema } {
+  const { body, result } = OPERATIONS[id] as Operation;
+  const named = `${id.charAt(0).toUpperCase()}${id.slice(1)}`;
+  const declared = (schema: TSchema) => (schema as { $id?: string }).$id;
+  return { body: withName(body, declared(body) ?? `${named}Request`), result: withName(result, declared(result) ?? `${named}Result`) };
+}
+
+/**
+ * Every schema the document names, each once (its `$id`): the problem, and the operations' bodies
+ * and results. Added to the app before the routes that refer to them (`referTo`).
+ */
+export function namedSchemas(): TSchema[] {
+  const byId = new Map<string, TSchema>([['Problem', ProblemSchema]]);
+  for (const id of Object.keys(OPERATIONS) as OperationId[]) {
+    for (const schema of Object.values(operationSchemas(id))) byId.set(nameOf(schema), schema);
+  }
+  return [...byId.values()];
+}
+
+/**
+ * What a route's problem examples are made of, besides the texts every route shares: its own 400
+ * (what the service answers it, for an empty object body or a malformed path), the path as the
+ * document writes it and the methods it takes (for its 405), and its own 415 words, if any.
+ * test/http/openapi.test.ts sends each route the requests that get these answers.
+ */
+export interface ProblemContext {
+  readonly badRequest: Problem;
+  readonly path: string;
+  readonly allow: string;
+  readonly mediaTypeProblem?: string;
+}
+
+/** The example of a status: a problem the service answers with it, with the default settings. */
+function problemExample(status: number, context: ProblemContext): Problem {
+  switch (status) {
+    case 400:
+      return context.badRequest;
+    case 405:
+      return problemOf(405, `PUT is not allowed on ${context.path}; it accepts ${context.allow}`);
+    case 408:
+      return problemOf(408, LIMIT_TEXTS.requestTimeout);
+    case 413:
+      return problemOf(413, LIMIT_TEXTS.body(DEFAULT_CONFIG.bodyLimit));
+    case 414:
+      return problemOf(414, LIMIT_TEXTS.pathValue(DEFAULT_CONFIG.numberTextLimit));
+    case 415:
+      return problemOf(415, context.mediaTypeProblem ?? MEDIA_TYPE_TEXT);
+    case 429:
+      return problemOf(429, LIMIT_TEXTS.rate(RATE_EXAMPLE.max, RATE_EXAMPLE.window));
+    case 431:
+      return problemOf(431, LIMIT_TEXTS.headers);
+    case 503:
+      return problemOf(503, LIMIT_TEXTS.overloadedNow);
+    default:
+      return problemOf(status, FAILURE_TEXT);
+  }
+}
+
+// The 429 example's limit: RATE_LIMIT_MAX is off by default.
+export const RATE_EXAMPLE = { max: 100, window: '1 minute' } as const;
+
+const RETRY_AFTER = { 'Retry-After': { type: 'integer', description: 'Seconds to wait before trying again' } };
+
+/** Problem responses for the given statuses, with the content type the service sends them with and an example of each. */
+export function problemResponses(context: ProblemContext, ...statuses: number[]): Record<number, unknown> {
   return Object.fromEntries(
     statuses.map((status) => [
       status,
       {
         description: PROBLEM_WHEN[status] ?? 'Error',
-        content: { [PROBLEM_CONTENT_TYPE]: { schema: ProblemSchema } },
-        ...(status === 429 || status === 503 ? { headers: { 'Retry-After': { type: 'integer', description: 'Seconds to wait before trying again' } } } : {}),
+        content: { [PROBLEM_CONTENT_TYPE]: { schema: referTo(ProblemSchema), example: problemExample(status, context) } },
+        ...(status === 429 || status === 503 ? { headers: RETRY_AFTER } : {}),
+        ...(status === 405 ? { headers: { Allow: { type: 'string', description: 'The methods the path takes', examples: [context.allow] } } } : {}),
         ...(status === 415
           ? { headers: { 'Accept-Encoding': { type: 'string', description: 'The codings request bodies may have', examples: [REQUEST_CODINGS.join(', ')] } } }
           : {}),
@@ -66,11 +146,28 @@ export function problemResponses(...statuses: number[]): Record<number, unknown>
   );
 }
 
+/**
+ * A reference to a named schema (one with an `$id`, added to the app before the routes, openapi.ts):
+ * the document then has it once, in `components.schemas`, and every use points there.
+ *
+ * @example
+ * referTo(SortBodySchema) //=> { $ref: 'SortRequest#' }
+ */
+export function referTo(schema: TSchema): TSchema {
+  return { $ref: `${nameOf(schema)}#` };
+}
+
+/** A named schema's name: its `$id`. */
+export function nameOf(schema: object): string {
+  const { $id } = schema as { $id?: unknown };
+  if (typeof $id !== 'string') throw new Error(`a schema without an $id has no name: ${JSON.stringify(schema).slice(0, 80)}`);
+  return $id;
+}
+
 // The schema itself, not under `content`: Fastify then finds the route's serializer directly
 // instead of parsing the reply's Content-Type on every answer; @fastify/swagger writes it under
-// application/json all the same, with
-// x-response-description as the answer's description.
-export const jsonResponse = (description: string, schema: TSchema) => ({ ...schema, 'x-response-description': description });
+// application/json all the same, with `description` as the answer's description.
+export const jsonResponse = (description: string, schema: TSchema) => ({ ...referTo(schema), description });
 
 /**
  * The request headers of a route that takes a body, for the OpenAPI document (the routes do not
@@ -104,9 +201,10 @@ export const codingHeaders = (codedAnswers: boolean) =>
  * @example
  * app.post('/sort', { config: { ...documentedRequest({ body: SortBody, headers: codingHeaders(true) }) } }, handler);
  */
-export const documentedRequest = (parts: { readonly body: unknown; readonly headers: unknown }) => ({
-  swaggerTransform: ({ schema, url }: { schema: object; url: string }) => ({ schema: { ...schema, ...parts }, url }),
-});
+export const documentedRequest = (parts: { readonly body: object; readonly headers: unknown }) => {
+  const body = '$id' in parts.body ? referTo(parts.body) : parts.body;
+  return { swaggerTransform: ({ schema, url }: { schema: object; url: string }) => ({ schema: { ...schema, body, headers: parts.headers }, url }) };
+};
 
 export const NumberParamsSchema = Type.Object({
   number: Type.String({ description: 'The value, percent-decoded', examples: ['12345'] }),

@@ -5,7 +5,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import { answerText } from '../../engine/items.js';
 import { problemOutcome } from '../../engine/run.js';
 import { LineAnswerer, type StreamLimits } from '../../engine/line-stream.js';
-import { codingHeaders, documentedRequest, problemResponses } from './schemas.js';
+import { codingHeaders, documentedRequest, problemResponses, referTo } from './schemas.js';
+import { StreamAnswerLineSchema, StreamLineSchema } from './batch-schemas.js';
 import type { Answering } from './routes.js';
 import { streamPeakBytes } from '../memory/estimates.js';
 import { exemptFromRequestTimeout } from '../protocol/request-timeout.js';
@@ -13,6 +14,8 @@ import { FLUSH_EACH_WRITE } from '../protocol/answer-coding.js';
 import { problemOf, ProblemError, type Problem } from '../../operations/problem.js';
 import { LIMIT_TEXTS } from '../../operations/limit-texts.js';
 import { SETTINGS } from '../../config.js';
+import { BODY_ERRORS } from '../../operations/define.js';
+import { CODING_TEXTS } from '../protocol/content-coding.js';
 
 /**
  * `POST /stream`: NDJSON in, NDJSON out, each line an operation as in a batch (batch-route.ts),
@@ -34,7 +37,10 @@ interface ShutdownProblem extends Problem {
   readonly answered: number;
   readonly retryAfter: number;
 }
+const STREAM_MEDIA_TYPE_TEXT = 'The stream must be NDJSON, one JSON object per line, sent with Content-Type: application/x-ndjson';
 const STREAM_EXAMPLE = '{"operation":"isEven","input":4}\n{"operation":"isOdd","input":"x"}\n';
+// What the service answers STREAM_EXAMPLE (test/http/openapi.test.ts sends it).
+const STREAM_ANSWER_EXAMPLE = `{"status":200,"result":{"ret":true}}\n{"status":400,"problem":{"type":"about:blank","title":"Bad Request","status":400,"detail":"/input must be a number, or a string in numeric notation such as \\"42\\", \\"-1e3\\" or \\"0x1F\\"","errors":[{"pointer":"/input","detail":"/input must be a number, or a string in numeric notation such as \\"42\\", \\"-1e3\\" or \\"0x1F\\""}]}}\n`;
 
 /** The stream route, under the prefix it is registered with; `stopping` aborts when shutdown begins. */
 export const streamRoute: FastifyPluginAsync<Answering & { readonly limits: StreamRouteLimits; readonly stopping: AbortSignal }> = async (app, answering) => {
@@ -52,9 +58,20 @@ export const streamRoute: FastifyPluginAsync<Answering & { readonly limits: Stre
           memory: { fixedBytes: streamPeakBytes(limits.streamMaxLineBytes) },
           // A stream has no total size; its lines have theirs (STREAM_MAX_LINE_BYTES), decoded or not.
           decodedBodyLimit: Infinity,
-          mediaTypeProblem: 'The stream must be NDJSON, one JSON object per line, sent with Content-Type: application/x-ndjson',
+          mediaTypeProblem: STREAM_MEDIA_TYPE_TEXT,
           ...documentedRequest({
-            body: { content: { 'application/x-ndjson': { schema: { type: 'string', description: 'One operation per line', examples: [STREAM_EXAMPLE] } } } },
+            body: {
+              content: {
+                'application/x-ndjson': {
+                  schema: {
+                    type: 'string',
+                    description: 'One operation per line: each line a `StreamLine`',
+                    examples: [STREAM_EXAMPLE],
+                    'x-itemSchema': referTo(StreamLineSchema),
+                  },
+                },
+              },
+            },
             headers: codingHeaders(true),
           }),
         },
@@ -72,9 +89,26 @@ export const streamRoute: FastifyPluginAsync<Answering & { readonly limits: Stre
           response: {
             200: {
               description: 'One answer per line, in order: `{"status":200,"result":…}` or `{"status":400,"problem":…}`',
-              content: { 'application/x-ndjson': { schema: { type: 'string', examples: ['{"status":200,"result":{"ret":true}}\n'] } } },
+              content: {
+                'application/x-ndjson': {
+                  schema: {
+                    type: 'string',
+                    description: 'One answer per line: each line a `StreamAnswerLine`',
+                    examples: [STREAM_ANSWER_EXAMPLE],
+                    'x-itemSchema': referTo(StreamAnswerLineSchema),
+                  },
+                },
+              },
             },
-            ...problemResponses(400, 413, 415, 429, 500, 503),
+            ...problemResponses(
+              {
+                badRequest: problemOf(400, CODING_TEXTS.corruptCoding('gzip', 'incorrect header check')),
+                path: `${app.prefix}/stream`,
+                allow: 'OPTIONS, POST',
+                mediaTypeProblem: STREAM_MEDIA_TYPE_TEXT,
+              },
+              ...BODY_ERRORS,
+            ),
           },
         },
       },

@@ -41,7 +41,8 @@ const CODINGS: readonly RequestCoding[] = [
 /** The codings request bodies may have on this Node.js, as `Accept-Encoding` names them on a 415 (RFC 9110 §12.5.3). */
 export const REQUEST_CODINGS: readonly string[] = CODINGS.map((coding) => coding.name);
 const ACCEPT_ENCODING = REQUEST_CODINGS.join(', ');
-const TEXTS = {
+/** The words of the problems a body's coding gets. */
+export const CODING_TEXTS = {
   unknownCoding: (coding: string) =>
     `The request body's Content-Encoding ${coding} is not one this service reads; send it as it is, or coded with one of: ${ACCEPT_ENCODING}`,
   severalCodings: (header: string) =>
@@ -72,7 +73,7 @@ export function requestCoding(header: string | undefined): RequestCoding | undef
   if (names.length === 0) return undefined;
   const coding = names.length === 1 ? BY_NAME.get(names[0] as string) : undefined;
   if (coding === undefined) {
-    const detail = names.length === 1 ? TEXTS.unknownCoding(names[0] as string) : TEXTS.severalCodings(header.trim());
+    const detail = names.length === 1 ? CODING_TEXTS.unknownCoding(names[0] as string) : CODING_TEXTS.severalCodings(header.trim());
     throw new ProblemError(415, detail, undefined, { 'accept-encoding': ACCEPT_ENCODING });
   }
   return coding;
@@ -128,7 +129,7 @@ export function decodedBody(raw: Readable, coding: RequestCoding, limit: number)
     body.receivedEncodedLength += chunk.length;
   };
   raw.on('data', countEncoded);
-  decoder.on('error', (error: Error) => body.destroy(new ProblemError(400, TEXTS.corruptCoding(coding.name, error.message))));
+  decoder.on('error', (error: Error) => body.destroy(new ProblemError(400, CODING_TEXTS.corruptCoding(coding.name, error.message))));
   // A failure or the end of the request stops the decoder: nothing more is inflated.
   body.on('close', () => {
     raw.unpipe(decoder);
