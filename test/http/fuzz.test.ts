@@ -17,6 +17,7 @@ import { conformanceTo, type Conformance } from './openapi-conformance.js';
 interface Answer {
   status: number;
   type: string | undefined;
+  headers: Readonly<Record<string, unknown>>;
   body: string;
 }
 
@@ -26,7 +27,9 @@ function send(method: string, path: string, headers: Record<string, string>, bod
     const req = request({ host: base.hostname, port: base.port, method, path, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], body: Buffer.concat(chunks).toString() }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], headers: res.headers, body: Buffer.concat(chunks).toString() }),
+      );
     });
     req.on('error', reject);
     req.end(body);
@@ -150,7 +153,7 @@ describe('HTTP fuzzing over a real socket', () => {
       const expected = coreAnswer(path, JSON.parse(payload) as Record<string, unknown>);
       if (expected !== undefined) assert.deepEqual(JSON.parse(answer.body), JSON.parse(JSON.stringify(expected)), `${path} ${payload.slice(0, 200)}`);
     }
-    if (document.check(verb, path, { status: answer.status, contentType: answer.type, body: answer.body })) {
+    if (document.check(verb, path, { status: answer.status, contentType: answer.type, headers: answer.headers, body: answer.body })) {
       checkedStatuses.set(answer.status, (checkedStatuses.get(answer.status) ?? 0) + 1);
     }
     assert.equal(Object.getOwnPropertyNames(Object.prototype).includes('polluted'), false);

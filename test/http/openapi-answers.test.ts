@@ -29,7 +29,12 @@ async function answersConform(
     const response = await app.inject(options);
     assert.equal(response.statusCode, status, `${method} ${url}: ${response.body.slice(0, 200)}`);
     assert.ok(
-      document.check(method, url, { status: response.statusCode, contentType: response.headers['content-type'], body: response.body }),
+      document.check(method, url, {
+        status: response.statusCode,
+        contentType: response.headers['content-type'],
+        headers: response.headers,
+        body: response.body,
+      }),
       `${method} ${url} matched no operation`,
     );
   }

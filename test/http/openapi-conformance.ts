@@ -11,8 +11,19 @@ import { OpenAPIBackend, type Document } from 'openapi-backend';
  */
 export interface Conformance {
   /** Fails the test when the answer is not what the document says; false when nothing matched. */
-  check(method: string, path: string, answer: { status: number; contentType: string | undefined; body: string }): boolean;
+  check(
+    method: string,
+    path: string,
+    answer: { status: number; contentType: string | undefined; headers: Readonly<Record<string, unknown>>; body: string },
+  ): boolean;
 }
+
+/**
+ * The headers the service itself sets on an operation's answers, which the document must describe
+ * where they are sent; the security and CORS headers every answer of any path carries are not the
+ * operations' (docs/operations.md, "Edge protection").
+ */
+const SERVICE_HEADERS = ['x-request-id', 'vary', 'retry-after', 'allow', 'deprecation', 'link', 'sunset', 'accept-encoding', 'content-encoding'];
 
 export async function conformanceTo(app: FastifyInstance, docsPrefix = '/api'): Promise<Conformance> {
   const definition = (await app.inject({ method: 'GET', url: `${docsPrefix}/openapi.json` })).json<Document>();
@@ -30,8 +41,11 @@ export async function conformanceTo(app: FastifyInstance, docsPrefix = '/api'): 
         (pathOnly.endsWith('/') ? api.matchOperation({ method, path: `${pathOnly}_`, headers: {} }) : undefined);
       if (operation === undefined) return false;
       const where = `${method} ${path} → ${answer.status} (${operation.operationId})`;
-      const documented = operation.responses?.[String(answer.status)] as { content?: Record<string, unknown> } | undefined;
+      const documented = operation.responses?.[String(answer.status)] as { content?: Record<string, unknown>; headers?: Record<string, unknown> } | undefined;
       assert.ok(documented, `${where}: the status is not in the document`);
+      const described = new Set(Object.keys(documented.headers ?? {}).map((name) => name.toLowerCase()));
+      const undescribed = SERVICE_HEADERS.filter((name) => answer.headers[name] !== undefined && !described.has(name));
+      assert.deepEqual(undescribed, [], `${where}: headers sent that the document does not describe`);
       const mediaType = (answer.contentType ?? '').split(';')[0]?.trim() as string;
       assert.ok(documented.content?.[mediaType], `${where}: ${mediaType} is not documented for this status`);
       const body: unknown = answer.body === '' ? undefined : JSON.parse(answer.body);

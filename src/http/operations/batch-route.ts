@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { answerBatch, type BatchLimits } from '../../engine/batch.js';
-import { codingHeaders, documentedRequest, jsonResponse, problemResponses } from './schemas.js';
+import { answerHeaders, codingHeaders, documentedRequest, jsonResponse, problemResponses } from './schemas.js';
 import { BatchAnswerSchema, BatchRequestSchema } from './batch-schemas.js';
 import type { Answering } from './routes.js';
 import { DEFAULT_CONFIG } from '../../config.js';
@@ -41,8 +41,11 @@ export const batchRoute: FastifyPluginAsync<Answering & { readonly limits: Batch
           '(the single endpoint’s words, its pointers rooted at `/operations/N`) and never fails the others. Only a batch that is itself wrong is refused as a whole.',
         tags: ['batch'],
         response: {
-          200: jsonResponse('The answers, in the order of the operations', BatchAnswerSchema),
-          ...problemResponses({ badRequest: answerOfEmptyBatch(), path: `${app.prefix}/batch`, allow: 'OPTIONS, POST' }, ...BODY_ERRORS),
+          200: jsonResponse('The answers, in the order of the operations', BatchAnswerSchema, answerHeaders(true)),
+          ...problemResponses(
+            { headers: answerHeaders(true), badRequest: answerOfEmptyBatch(), path: `${app.prefix}/batch`, allow: 'OPTIONS, POST' },
+            ...BODY_ERRORS,
+          ),
         },
       },
     },

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { SETTINGS, type Config } from '../../config.js';
 import { LEGACY_OPERATION_IDS, OPERATIONS, type LegacyForm, type Operation } from '../../operations/index.js';
-import { postOperation, resultResponse, type Answering } from './routes.js';
+import { postOperation, type Answering } from './routes.js';
 
 /**
  * The earlier revision (docs/behaviour.md §4): root paths, old field names, old response shapes.
@@ -44,7 +44,7 @@ export const legacyRoutes: FastifyPluginAsync<LegacyOptions> = async (app, optio
     const operation = OPERATIONS[id] as Operation;
     const successor = withPrefix((operation.legacy as LegacyForm).successor, successorPrefix);
     postOperation(app, id, answering, {
-      response200: { ...resultResponse(id), headers: LEGACY_RESPONSE_HEADERS },
+      documentedHeaders: LEGACY_RESPONSE_HEADERS,
       headers: deprecationHeaders(successor, { legacyDeprecationDate, legacySunset }),
       extra: {
         description: `${operation.description} Use \`POST ${successor}\` instead; the response says so in its \`Deprecation\` and \`Link\` headers.`,

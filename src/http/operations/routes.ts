@@ -3,7 +3,16 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { CURRENT_OPERATION_IDS, JsonText, OPERATIONS, type Operation, type OperationId } from '../../operations/index.js';
 import type { BatchLimits } from '../../engine/batch.js';
 import { JSON_CONTENT_TYPE } from '../protocol/json-body.js';
-import { codingHeaders, documentedRequest, jsonResponse, NumberParamsSchema, operationSchemas, problemResponses, type ProblemContext } from './schemas.js';
+import {
+  answerHeaders,
+  codingHeaders,
+  documentedRequest,
+  jsonResponse,
+  NumberParamsSchema,
+  operationSchemas,
+  problemResponses,
+  type ProblemContext,
+} from './schemas.js';
 import { BAD_URL_TEXT, sendProblem } from '../problem-responses.js';
 import { problemOf } from '../../operations/problem.js';
 import { DEFAULT_CONFIG } from '../../config.js';
@@ -34,14 +43,15 @@ function sendOutcome(reply: FastifyReply, outcome: Outcome): FastifyReply | obje
 }
 
 /** A POST route's problem examples: its 400 is what it answers an empty object. */
-const postContext = (app: FastifyInstance, operation: Operation): ProblemContext => {
+const postContext = (app: FastifyInstance, operation: Operation): Omit<ProblemContext, 'headers'> => {
   const outcome = runBody(operation, Buffer.from('{}'), DEFAULT_CONFIG);
   if (!('problem' in outcome)) throw new Error(`${operation.path} answers {} with 200: its 400 example needs another body`);
   return { badRequest: outcome.problem, path: `${app.prefix}${operation.path}`, allow: 'OPTIONS, POST' };
 };
 
 /** The 200 response of an operation, as the route's schema and the OpenAPI document give it. */
-export const resultResponse = (id: OperationId) => jsonResponse((OPERATIONS[id] as Operation).resultDescription, operationSchemas(id).result);
+const resultResponse = (id: OperationId, headers: Readonly<Record<string, object>>) =>
+  jsonResponse((OPERATIONS[id] as Operation).resultDescription, operationSchemas(id).result, headers);
 
 /**
  * Registers `POST <path>` for an operation of the table: the operation in the route's config
@@ -52,11 +62,12 @@ export function postOperation(
   app: FastifyInstance,
   id: OperationId,
   answering: Answering,
-  schema: { response200: object; extra?: object; headers?: Readonly<Record<string, string>> },
+  schema: { extra?: object; headers?: Readonly<Record<string, string>>; documentedHeaders?: Readonly<Record<string, object>> },
 ): void {
   const operation = OPERATIONS[id] as Operation;
   const { limits, offloadBodyBytes, pool } = answering;
   const large = operation.largeResult === true;
+  const headers = answerHeaders(large, schema.documentedHeaders);
   const options: RouteShorthandOptions = {
     ...(large ? serializeNatively : {}),
     config: {
@@ -72,7 +83,7 @@ export function postOperation(
       description: operation.description,
       tags: [operation.tag],
       ...schema.extra,
-      response: { 200: schema.response200, ...problemResponses(postContext(app, operation), ...operation.errors) },
+      response: { 200: resultResponse(id, headers), ...problemResponses({ ...postContext(app, operation), headers }, ...operation.errors) },
     },
   };
   app.post(operation.path, options, async (request, reply) => {
@@ -86,9 +97,10 @@ export function postOperation(
 export const operationRoutes: FastifyPluginAsync<Answering> = async (app, answering) => {
   for (const id of CURRENT_OPERATION_IDS) {
     const operation = OPERATIONS[id] as Operation;
-    postOperation(app, id, answering, { response200: resultResponse(id) });
+    postOperation(app, id, answering, {});
     const byPath = operation.byPath;
     if (byPath === undefined) continue;
+    const headers = answerHeaders(operation.largeResult === true);
     app.withTypeProvider<TypeBoxTypeProvider>().get(
       `${operation.path}/:number`,
       {
@@ -100,9 +112,9 @@ export const operationRoutes: FastifyPluginAsync<Answering> = async (app, answer
           tags: [operation.tag],
           params: NumberParamsSchema,
           response: {
-            200: resultResponse(id),
+            200: resultResponse(id, headers),
             ...problemResponses(
-              { badRequest: problemOf(400, BAD_URL_TEXT), path: `${app.prefix}${operation.path}/{number}`, allow: 'GET, HEAD, OPTIONS' },
+              { headers, badRequest: problemOf(400, BAD_URL_TEXT), path: `${app.prefix}${operation.path}/{number}`, allow: 'GET, HEAD, OPTIONS' },
               ...byPath.errors,
             ),
           },

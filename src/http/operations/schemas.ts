@@ -91,6 +91,8 @@ export function namedSchemas(): TSchema[] {
  * test/http/openapi.test.ts sends each route the requests that get these answers.
  */
 export interface ProblemContext {
+  /** The headers every answer of the route carries (`answerHeaders`). */
+  readonly headers: Readonly<Record<string, object>>;
   readonly badRequest: Problem;
   readonly path: string;
   readonly allow: string;
@@ -126,6 +128,35 @@ function problemExample(status: number, context: ProblemContext): Problem {
 // The 429 example's limit: RATE_LIMIT_MAX is off by default.
 export const RATE_EXAMPLE = { max: 100, window: '1 minute' } as const;
 
+/**
+ * The headers every answer of a route carries, whatever its status: its request id; on a route
+ * whose answers may be coded, `Vary`; and a route's own (the earlier revision's `Deprecation`,
+ * `Link` and `Sunset`).
+ */
+export function answerHeaders(coded: boolean, own: Readonly<Record<string, object>> = {}): Readonly<Record<string, object>> {
+  return {
+    'X-Request-Id': {
+      type: 'string',
+      description:
+        'The request’s id, as in the access log: the client’s own `X-Request-Id` when it sent a usable one (up to 128 characters), else one the service made',
+    },
+    ...(coded
+      ? {
+          Vary: {
+            type: 'string',
+            description: `\`accept-encoding\` (after \`origin\` when CORS sets it), unless ${SETTINGS.compressMinBytes.env} is \`off\`: the answer's coding depends on \`Accept-Encoding\``,
+            examples: ['accept-encoding'],
+          },
+          'Content-Encoding': {
+            type: 'string',
+            description: `The answer's coding, when it has one: ${ANSWER_CODINGS.join(', ')}, the first \`Accept-Encoding\` asked for, on an answer of ${SETTINGS.compressMinBytes.env} (1 KiB) or more`,
+          },
+        }
+      : {}),
+    ...own,
+  };
+}
+
 const RETRY_AFTER = { 'Retry-After': { type: 'integer', description: 'Seconds to wait before trying again' } };
 
 /** Problem responses for the given statuses, with the content type the service sends them with and an example of each. */
@@ -136,11 +167,14 @@ export function problemResponses(context: ProblemContext, ...statuses: number[])
       {
         description: PROBLEM_WHEN[status] ?? 'Error',
         content: { [PROBLEM_CONTENT_TYPE]: { schema: referTo(ProblemSchema), example: problemExample(status, context) } },
-        ...(status === 429 || status === 503 ? { headers: RETRY_AFTER } : {}),
-        ...(status === 405 ? { headers: { Allow: { type: 'string', description: 'The methods the path takes', examples: [context.allow] } } } : {}),
-        ...(status === 415
-          ? { headers: { 'Accept-Encoding': { type: 'string', description: 'The codings request bodies may have', examples: [REQUEST_CODINGS.join(', ')] } } }
-          : {}),
+        headers: {
+          ...context.headers,
+          ...(status === 429 || status === 503 ? RETRY_AFTER : {}),
+          ...(status === 405 ? { Allow: { type: 'string', description: 'The methods the path takes', examples: [context.allow] } } : {}),
+          ...(status === 415
+            ? { 'Accept-Encoding': { type: 'string', description: 'The codings request bodies may have', examples: [REQUEST_CODINGS.join(', ')] } }
+            : {}),
+        },
       },
     ]),
   );
@@ -167,7 +201,7 @@ export function nameOf(schema: object): string {
 // The schema itself, not under `content`: Fastify then finds the route's serializer directly
 // instead of parsing the reply's Content-Type on every answer; @fastify/swagger writes it under
 // application/json all the same, with `description` as the answer's description.
-export const jsonResponse = (description: string, schema: TSchema) => ({ ...referTo(schema), description });
+export const jsonResponse = (description: string, schema: TSchema, headers: Readonly<Record<string, object>>) => ({ ...referTo(schema), description, headers });
 
 /**
  * The request headers of a route that takes a body, for the OpenAPI document (the routes do not

@@ -5,7 +5,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { answerText } from '../../engine/items.js';
 import { problemOutcome } from '../../engine/run.js';
 import { LineAnswerer, type StreamLimits } from '../../engine/line-stream.js';
-import { codingHeaders, documentedRequest, problemResponses, referTo } from './schemas.js';
+import { answerHeaders, codingHeaders, documentedRequest, problemResponses, referTo } from './schemas.js';
 import { StreamAnswerLineSchema, StreamLineSchema } from './batch-schemas.js';
 import type { Answering } from './routes.js';
 import { streamPeakBytes } from '../memory/estimates.js';
@@ -89,6 +89,7 @@ export const streamRoute: FastifyPluginAsync<Answering & { readonly limits: Stre
           response: {
             200: {
               description: 'One answer per line, in order: `{"status":200,"result":…}` or `{"status":400,"problem":…}`',
+              headers: answerHeaders(true),
               content: {
                 'application/x-ndjson': {
                   schema: {
@@ -102,6 +103,7 @@ export const streamRoute: FastifyPluginAsync<Answering & { readonly limits: Stre
             },
             ...problemResponses(
               {
+                headers: answerHeaders(true),
                 badRequest: problemOf(400, CODING_TEXTS.corruptCoding('gzip', 'incorrect header check')),
                 path: `${app.prefix}/stream`,
                 allow: 'OPTIONS, POST',
