@@ -6,6 +6,6 @@ export { toString } from './to-string.js';
 export { canonicalJson } from './canonical-json.js';
 export { compareCodePoints } from './code-point-order.js';
 export { splitGraphemes } from './graphemes.js';
-export { parseNumericText, type NumericNotation } from './numeric-text.js';
+export { NUMERIC_TEXT_PATTERN, parseNumericText, type NumericNotation } from './numeric-text.js';
 export { InputError, LimitError, toJsonPointer } from './errors.js';
 export type { JsonValue, JsonPath } from './json.js';

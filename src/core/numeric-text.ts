@@ -8,6 +8,16 @@ export type NumericNotation =
   | { readonly kind: 'decimal'; readonly negative: boolean; readonly digits: string; readonly pointAt: number }
   | { readonly kind: 'radix'; readonly radix: 2 | 8 | 16; readonly digits: string };
 
+/**
+ * What `parseNumericText` reads, with the whitespace around it that callers trim, as one regular
+ * expression (ECMAScript, as JSON Schema's `pattern`): a number field's string form in the OpenAPI
+ * document. test/core/numeric-text.test.ts checks that the two agree.
+ *
+ * @example
+ * new RegExp(NUMERIC_TEXT_PATTERN, 'u').test(' 0x1F ') //=> true
+ */
+export const NUMERIC_TEXT_PATTERN = '^\\s*(?:0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|[+-]?(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)(?:[eE][+-]?[0-9]+)?)\\s*$';
+
 const RADIX_BY_LETTER: Readonly<Record<string, 2 | 8 | 16>> = { x: 16, X: 16, o: 8, O: 8, b: 2, B: 2 };
 const RADIX_DIGIT = { 2: /^[01]+$/, 8: /^[0-7]+$/, 16: /^[0-9a-fA-F]+$/ } as const;
 

@@ -1,8 +1,8 @@
 import { decodeUtf8Body, numberIn, parseJsonText, withNumberSources } from './json-text.js';
 import { JsonText, type Operation } from '../operations/index.js';
-import type { Limits } from '../operations/field-rules.js';
+import { numberTextTooLong, type Limits } from '../operations/field-rules.js';
 import { compileBodyValidator, type BodyValidator } from './validation.js';
-import { ProblemError, validationProblem, type Problem } from '../operations/problem.js';
+import { fieldProblem, ProblemError, validationProblem, type Problem } from '../operations/problem.js';
 
 /**
  * The one way an operation is run, whoever asks: the single route, a worker thread, a batch item,
@@ -38,6 +38,19 @@ function bodyValidatorOf(operation: Operation): BodyValidator {
 }
 
 /**
+ * A number field's string is measured before the schema reads it: one over NUMBER_TEXT_LIMIT is
+ * answered as too long whatever it holds, as the operation itself would (the schema's `pattern`
+ * would call a long string of letters no number, and the answer would depend on the order).
+ */
+function refuseLongNumberText(operation: Operation, value: unknown, limits: Limits): void {
+  const field = operation.numberField;
+  if (field === undefined || typeof value !== 'object' || value === null) return;
+  const text = (value as Record<string, unknown>)[field];
+  const tooLong = typeof text === 'string' ? numberTextTooLong(text, limits) : undefined;
+  if (tooLong !== undefined) throw fieldProblem(`/${field}`, tooLong);
+}
+
+/**
  * Runs `operation` on a value already parsed: validated by `validate` (the operation's body
  * schema unless given; `body` is what the value is called in problems), then answered. A
  * `ProblemError` thrown by the operation is its problem.
@@ -54,6 +67,7 @@ export function runValue(
   body = 'the body',
 ): Outcome {
   try {
+    refuseLongNumberText(operation, value, limits);
     if (!validate(value)) return problemOutcome(validationProblem(validate.errors ?? [], body));
     return { status: 200, result: (operation.answer as (value: unknown, context: object) => object | JsonText)(value, { limits, numberSource }) };
   } catch (error) {

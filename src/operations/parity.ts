@@ -1,5 +1,5 @@
 import { Type, type TBoolean } from 'typebox';
-import { InputError } from '../core/index.js';
+import { InputError, NUMERIC_TEXT_PATTERN } from '../core/index.js';
 import { BODY_ERRORS, BooleanResultSchema, defineOperation, example, JSON_OBJECT_BODY, JsonText, PATH_ERRORS, preview } from './define.js';
 import { numberTextTooLong, PARITY, parityOrProblem, type Limits, type ParityName } from './field-rules.js';
 import { EXPECTED, ProblemError } from './problem.js';
@@ -9,12 +9,32 @@ const WORD: Readonly<Record<ParityName, string>> = { isEven: 'even', isOdd: 'odd
 // Both are decided from the number's text; its length bounds the work.
 const PARITY_MEMORY = 16;
 
+/**
+ * A number that must stay exact, in the forms a generated client can type: an integer (a generator
+ * maps it to an integer type), any other JSON number (answered 400: it must be an integer) and the
+ * string form, in numeric notation at any magnitude, which no decoder rounds.
+ */
+const exactInteger = (description: string) =>
+  Type.Union(
+    [
+      Type.Integer({
+        description:
+          'A JSON integer: exact here at any size, but a decoder that reads JSON numbers as doubles (JavaScript’s JSON.parse, a Go float64 field, a generator’s float32) rounds it past 2^53',
+      }),
+      Type.Number({ description: 'Any other JSON number, which is answered 400: it must be an integer' }),
+      Type.String({
+        pattern: NUMERIC_TEXT_PATTERN,
+        description: 'The exact form: the number in numeric notation ("9007199254740993", "-1e3", "0x1F"), any magnitude; no decoder rounds a string',
+      }),
+    ],
+    { [EXPECTED]: NUMBER_OR_NUMERIC_STRING, description },
+  );
+
 const ParityBodySchema = Type.Object(
   {
-    input: Type.Union([Type.Number(), Type.String()], {
-      [EXPECTED]: NUMBER_OR_NUMERIC_STRING,
-      description: 'An integer, as a JSON number or a numeric string; exact at any size',
-    }),
+    input: exactInteger(
+      'An integer, exact at any size: a JSON integer, or the same number as a string in numeric notation, which keeps every digit in a client whose JSON numbers are doubles (send 9007199254740993 as "9007199254740993")',
+    ),
   },
   {
     $id: 'ParityRequest',
@@ -67,10 +87,9 @@ export const isOdd = parity('isOdd');
 
 const LegacyParityBodySchema = Type.Object(
   {
-    number: Type.Union([Type.Number(), Type.String()], {
-      [EXPECTED]: NUMBER_OR_NUMERIC_STRING,
-      description: 'An integer, as a JSON number or a numeric string; echoed back exactly as sent',
-    }),
+    number: exactInteger(
+      'An integer, echoed back exactly as sent: a JSON integer, or the same number as a string in numeric notation, which keeps every digit in a client whose JSON numbers are doubles',
+    ),
   },
   {
     $id: 'LegacyParityRequest',
@@ -82,7 +101,9 @@ const LegacyParityBodySchema = Type.Object(
 const legacyParityResultSchema = <Name extends ParityName>(field: Name) =>
   Type.Object(
     {
-      number: Type.Union([Type.Number(), Type.String()], { description: 'The number exactly as sent, every digit kept' }),
+      number: exactInteger(
+        'The number exactly as sent, every digit kept: a JSON number with the digits it was sent with (a decoder that reads doubles rounds it past 2^53), or the string as sent',
+      ),
       // A computed key would widen to an index signature; the client's types need `isOdd` or `isEven` by name.
       ...({ [field]: Type.Boolean() } as Record<Name, TBoolean>),
     },

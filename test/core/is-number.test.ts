@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { isNumber } from '../../src/core/index.js';
+import fc from 'fast-check';
+import { isNumber, NUMERIC_TEXT_PATTERN } from '../../src/core/index.js';
 
 const show = (value: unknown): string => (typeof value === 'string' ? JSON.stringify(value).slice(0, 60) : String(value));
 
@@ -88,4 +89,48 @@ const NOT_NUMBERS: unknown[] = [
 describe('isNumber', () => {
   for (const value of NUMBERS) test(`${show(value)} is a number`, () => assert.equal(isNumber(value), true));
   for (const value of NOT_NUMBERS) test(`${show(value)} is not a number`, () => assert.equal(isNumber(value), false));
+});
+
+// The OpenAPI document's `pattern` for a number's string form says the same as the reading.
+describe('NUMERIC_TEXT_PATTERN', () => {
+  const pattern = new RegExp(NUMERIC_TEXT_PATTERN, 'u');
+  for (const value of [...NUMBERS, ...NOT_NUMBERS].filter((each) => typeof each === 'string')) {
+    test(`${show(value)}: ${isNumber(value)}`, () => assert.equal(pattern.test(value), isNumber(value)));
+  }
+  test('agrees with isNumber on strings built from the notation’s parts and on any string', () => {
+    const parts = fc.constantFrom(
+      ' ',
+      '\t',
+      '\n',
+      '\u00a0',
+      '\ufeff',
+      '\u2028',
+      '+',
+      '-',
+      '0',
+      '1',
+      '7',
+      '9',
+      '.',
+      'e',
+      'E',
+      'x',
+      'X',
+      'o',
+      'O',
+      'b',
+      'B',
+      'f',
+      'F',
+      'g',
+      'I',
+      'n',
+      '_',
+    );
+    const notationLike = fc.array(parts, { maxLength: 14 }).map((each) => each.join(''));
+    fc.assert(
+      fc.property(fc.oneof(notationLike, fc.string({ unit: 'binary' })), (text) => pattern.test(text) === isNumber(text)),
+      { numRuns: 20_000 },
+    );
+  });
 });

@@ -25,7 +25,7 @@ export interface SortOutput {
 
 export interface IsEvenInput {
   /**
-   * An integer, as a JSON number or a numeric string; exact at any size
+   * An integer, exact at any size: a JSON integer, or the same number as a string in numeric notation, which keeps every digit in a client whose JSON numbers are doubles (send 9007199254740993 as "9007199254740993")
    */
   input: number | string;
 }
@@ -36,7 +36,7 @@ export interface IsEvenOutput {
 
 export interface IsOddInput {
   /**
-   * An integer, as a JSON number or a numeric string; exact at any size
+   * An integer, exact at any size: a JSON integer, or the same number as a string in numeric notation, which keeps every digit in a client whose JSON numbers are doubles (send 9007199254740993 as "9007199254740993")
    */
   input: number | string;
 }
@@ -104,14 +104,14 @@ export interface LegacySortOutput {
 
 export interface LegacyIsOddInput {
   /**
-   * An integer, as a JSON number or a numeric string; echoed back exactly as sent
+   * An integer, echoed back exactly as sent: a JSON integer, or the same number as a string in numeric notation, which keeps every digit in a client whose JSON numbers are doubles
    */
   number: number | string;
 }
 
 export interface LegacyIsOddOutput {
   /**
-   * The number exactly as sent, every digit kept
+   * The number exactly as sent, every digit kept: a JSON number with the digits it was sent with (a decoder that reads doubles rounds it past 2^53), or the string as sent
    */
   number: number | string;
   isOdd: boolean;
@@ -119,14 +119,14 @@ export interface LegacyIsOddOutput {
 
 export interface LegacyIsEvenInput {
   /**
-   * An integer, as a JSON number or a numeric string; echoed back exactly as sent
+   * An integer, echoed back exactly as sent: a JSON integer, or the same number as a string in numeric notation, which keeps every digit in a client whose JSON numbers are doubles
    */
   number: number | string;
 }
 
 export interface LegacyIsEvenOutput {
   /**
-   * The number exactly as sent, every digit kept
+   * The number exactly as sent, every digit kept: a JSON number with the digits it was sent with (a decoder that reads doubles rounds it past 2^53), or the string as sent
    */
   number: number | string;
   isEven: boolean;

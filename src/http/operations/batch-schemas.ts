@@ -55,12 +55,12 @@ const ItemAnswerSchema = {
   anyOf: [...RESULT_ANSWERS, ProblemAnswerSchema].map(referTo),
 } as unknown as TSchema;
 
-const PARITY_DETAIL = '/input must be a number, or a string in numeric notation such as "42", "-1e3" or "0x1F"';
+const PARITY_DETAIL = '/input must be an integer';
 const BATCH_EXAMPLE = {
   operations: [
     { operation: 'isEven', input: 4 },
     { operation: 'sort', input: [3, 1, 2], order: 'desc' },
-    { operation: 'isOdd', input: 'x' },
+    { operation: 'isOdd', input: 1.5 },
     { operation: 'stringSplit', input: { string: 'a,b', seperator: ',' } },
   ],
 };

@@ -38,9 +38,11 @@ interface ShutdownProblem extends Problem {
   readonly retryAfter: number;
 }
 const STREAM_MEDIA_TYPE_TEXT = 'The stream must be NDJSON, one JSON object per line, sent with Content-Type: application/x-ndjson';
-const STREAM_EXAMPLE = '{"operation":"isEven","input":4}\n{"operation":"isOdd","input":"x"}\n';
+const STREAM_EXAMPLE = '{"operation":"isEven","input":4}\n{"operation":"isOdd","input":1.5}\n';
 // What the service answers STREAM_EXAMPLE (test/http/openapi.test.ts sends it).
-const STREAM_ANSWER_EXAMPLE = `{"status":200,"result":{"ret":true}}\n{"status":400,"problem":{"type":"about:blank","title":"Bad Request","status":400,"detail":"/input must be a number, or a string in numeric notation such as \\"42\\", \\"-1e3\\" or \\"0x1F\\"","errors":[{"pointer":"/input","detail":"/input must be a number, or a string in numeric notation such as \\"42\\", \\"-1e3\\" or \\"0x1F\\""}]}}\n`;
+const STREAM_ANSWER_EXAMPLE =
+  '{"status":200,"result":{"ret":true}}\n' +
+  '{"status":400,"problem":{"type":"about:blank","title":"Bad Request","status":400,"detail":"/input must be an integer","errors":[{"pointer":"/input","detail":"/input must be an integer"}]}}\n';
 
 /** The stream route, under the prefix it is registered with; `stopping` aborts when shutdown begins. */
 export const streamRoute: FastifyPluginAsync<Answering & { readonly limits: StreamRouteLimits; readonly stopping: AbortSignal }> = async (app, answering) => {
