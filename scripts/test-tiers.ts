@@ -43,6 +43,7 @@ export const QUICK: readonly string[] = [
   'test/http/early-answers.test.ts',
   'test/http/observability.test.ts',
   'test/http/openapi.test.ts',
+  'test/http/openapi-generated.test.ts',
   'test/http/request-path.test.ts',
   'test/http/time-bounds.test.ts',
 ];
