@@ -137,6 +137,23 @@ describe('GET /api/openapi.json', () => {
     const report = JSON.parse(stdout) as { totals: { errors: number; warnings: number }; problems: unknown[] };
     assert.deepEqual(report.totals, { ...report.totals, errors: 0, warnings: 0 }, JSON.stringify(report.problems, null, 2));
   });
+  test('passes Spectral’s OpenAPI ruleset with no error and no warning', async (t) => {
+    const app = await build(t);
+    const directory = mkdtempSync(join(tmpdir(), 'openapi-'));
+    writeFileSync(join(directory, 'openapi.json'), (await app.inject({ method: 'GET', url: '/api/openapi.json' })).body);
+    // spectral:oas, with the one rule it turns off and why (test/http/spectral-ruleset.yaml).
+    copyFileSync(new URL('spectral-ruleset.yaml', import.meta.url), join(directory, '.spectral.yaml'));
+    const { stdout } = await promisify(execFile)(join(process.cwd(), 'node_modules/.bin/spectral'), ['lint', 'openapi.json', '--format=json', '--quiet'], {
+      cwd: directory,
+      env: { ...process.env, NO_COLOR: '1' },
+    }).catch((error: { stdout: string }) => error);
+    const problems = JSON.parse(stdout || '[]') as Array<{ code: string; severity: number; message: string; path: string[] }>;
+    // Severity 0 is an error, 1 a warning.
+    assert.deepEqual(
+      problems.filter(({ severity }) => severity <= 1).map(({ code, message, path }) => `${code}: ${message} at ${path.join('/')}`),
+      [],
+    );
+  });
 });
 
 describe('GET /api/docs', () => {
