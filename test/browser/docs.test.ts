@@ -53,8 +53,18 @@ test('the docs page, in a real browser: every operation listed, one tried live, 
     '/toString',
   ];
   assert.deepEqual(listed.map((path) => path.replace(/\u200b/g, '')).sort(), expected.sort());
-  // UPDATE_DOCS_SCREENSHOT=1 npm test: the README's picture, the page's first screen with the operations.
-  if (process.env.UPDATE_DOCS_SCREENSHOT === '1') await page.screenshot({ path: new URL('../../docs/api-docs.png', import.meta.url).pathname });
+  // The named schemas, each once: the batch's discriminated items and the stream's lines among them.
+  const schemas = await page
+    .locator('section.models .json-schema-2020-12[data-json-schema-level="0"] > .json-schema-2020-12-head .json-schema-2020-12__title')
+    .allInnerTexts();
+  for (const name of ['Problem', 'SortRequest', 'BatchItem', 'SortItem', 'BatchAnswer', 'StreamLine', 'StreamAnswerLine', 'StreamShutdownLine']) {
+    assert.ok(schemas.includes(name), `${name} in the page's schemas: ${schemas.join(', ')}`);
+  }
+  // UPDATE_DOCS_SCREENSHOT=1 npm test: the README's pictures, the page's first screen with the operations and its schemas.
+  if (process.env.UPDATE_DOCS_SCREENSHOT === '1') {
+    await page.screenshot({ path: new URL('../../docs/api-docs.png', import.meta.url).pathname });
+    await page.locator('section.models').screenshot({ path: new URL('../../docs/api-schemas.png', import.meta.url).pathname });
+  }
 
   const operation = page.locator('#operations-parity-isEven');
   await operation.locator('.opblock-summary').click();

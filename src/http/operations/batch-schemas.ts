@@ -16,7 +16,14 @@ const PATH = '#/components/schemas/';
 const named = (id: string): string => `${id.charAt(0).toUpperCase()}${id.slice(1)}`;
 
 /** One schema per current operation: `SortItem`, `IsEvenItem`, … */
-const ITEM_SCHEMAS: ReadonlyMap<CurrentOperationId, TSchema> = new Map(CURRENT_OPERATION_IDS.map((id) => [id, { ...itemSchema(id), $id: `${named(id)}Item` }]));
+const ITEM_SCHEMAS: ReadonlyMap<CurrentOperationId, TSchema> = new Map(
+  CURRENT_OPERATION_IDS.map((id) => {
+    const item = { ...itemSchema(id), $id: `${named(id)}Item` } as TSchema & { title?: string };
+    // A reader shows a schema's title in place of its name; the name says it (`SortItem`).
+    delete item.title;
+    return [id, item];
+  }),
+);
 
 const BatchItemSchema = {
   $id: 'BatchItem',
