@@ -77,5 +77,5 @@ test('every dependency with an install script is decided in package.json (allowS
   const { stdout } = await promisify(execFile)('npm', ['install-scripts', 'ls'], { cwd: root });
   assert.match(stdout, /^No packages with unreviewed install scripts\./);
   const { allowScripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { allowScripts: Record<string, boolean> };
-  assert.deepEqual(allowScripts, { esbuild: false, protobufjs: false });
+  assert.deepEqual(allowScripts, { '@scarf/scarf': false, esbuild: false, protobufjs: false });
 });

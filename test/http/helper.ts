@@ -3,6 +3,7 @@ import { after, type TestContext } from 'node:test';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { Config } from '../../src/config.js';
 import { buildApp } from '../../src/app.js';
+import { conformanceTo } from './openapi-conformance.js';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 export const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
@@ -25,8 +26,30 @@ export function sharedApp(): () => Promise<FastifyInstance> {
   return () =>
     (built ??= buildApp({}, { logger: false }).then(async (app) => {
       await app.ready();
-      return app;
+      return checkedAgainstDocument(app);
     }));
+}
+
+/**
+ * The app, with every answer its `inject` gives checked against the app's own OpenAPI document
+ * (openapi-conformance.ts): status, content type, the service's headers and the body. The contract
+ * cases that share an app (`sharedApp`) all pass through it.
+ */
+async function checkedAgainstDocument(app: FastifyInstance): Promise<FastifyInstance> {
+  const document = await conformanceTo(app);
+  const inject = async (options: InjectOptions | string): Promise<LightMyRequestResponse> => {
+    const response = await app.inject(options);
+    const { method = 'GET', url = '/' } = typeof options === 'string' ? { url: options } : { method: options.method, url: options.url ?? options.path };
+    const path = typeof url === 'string' ? url : `${url.pathname}`;
+    document.check(String(method), path, {
+      status: response.statusCode,
+      contentType: response.headers['content-type'],
+      headers: response.headers,
+      body: response.body,
+    });
+    return response;
+  };
+  return new Proxy(app, { get: (target, key) => (key === 'inject' ? inject : (Reflect.get(target, key) as unknown)) });
 }
 
 /** POSTs `body` (a value, sent as JSON, or raw JSON text or bytes) to `url`. */
