@@ -19,7 +19,7 @@ interface MediaType {
 }
 interface Response {
   content?: Record<string, MediaType>;
-  headers?: Record<string, { schema?: { examples?: unknown[] } }>;
+  headers?: Record<string, { $ref?: string; schema?: { examples?: unknown[] } }>;
 }
 interface Operation {
   requestBody?: { content: Record<string, MediaType> };
@@ -27,7 +27,7 @@ interface Operation {
 }
 interface Document {
   paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, unknown> };
+  components: { schemas: Record<string, unknown>; headers?: Record<string, { schema?: { examples?: unknown[] } }> };
 }
 
 const COMPONENT = '#/components/schemas/';
@@ -97,9 +97,14 @@ describe('the OpenAPI document names every schema once', () => {
     }
   });
 
-  test('no named schema is copied inline anywhere else', async (t) => {
+  test('no named schema or header is copied inline anywhere else', async (t) => {
     const document = await documentOf(await build(t));
-    const named = new Map(Object.entries(document.components.schemas).map(([name, schema]) => [JSON.stringify(schema), name]));
+    const named = new Map(
+      [...Object.entries(document.components.schemas), ...Object.entries(document.components.headers ?? {})].map(([name, schema]) => [
+        JSON.stringify(schema),
+        name,
+      ]),
+    );
     const copies = [...objectsIn(document.paths, '#/paths')].flatMap(([pointer, object]) => {
       const name = named.get(JSON.stringify(object));
       return name === undefined ? [] : [`${pointer} is ${name}`];
@@ -107,6 +112,19 @@ describe('the OpenAPI document names every schema once', () => {
     assert.deepEqual(copies, []);
     const text = JSON.stringify(document);
     assert.equal(text.split('"RFC 9457 Problem Details"').length - 1, 1, 'the Problem schema once');
+    // A header sent the same way on two answers is named once (components.headers) and referred to.
+    const inline = new Map<string, number>();
+    for (const [, , operation] of operationsOf(document)) {
+      for (const response of Object.values(operation.responses)) {
+        for (const [name, header] of Object.entries(response.headers ?? {})) {
+          if (!('$ref' in header)) inline.set(`${name} ${JSON.stringify(header)}`, (inline.get(`${name} ${JSON.stringify(header)}`) ?? 0) + 1);
+        }
+      }
+    }
+    assert.deepEqual(
+      [...inline].filter(([, count]) => count > 1).map(([header]) => header),
+      [],
+    );
   });
 });
 
@@ -196,8 +214,11 @@ describe('the OpenAPI document’s examples are true', () => {
         });
         assert.equal(answer.statusCode, Number(status), `${method} ${path}: ${request.method} ${request.url.slice(0, 60)}: ${answer.body.slice(0, 200)}`);
         assert.deepEqual(answer.json(), example, `${method} ${path} ${status}`);
-        if (status === '405')
-          assert.deepEqual([answer.headers.allow], operation.responses[status]?.headers?.Allow?.schema?.examples, `${method} ${path} Allow`);
+        if (status === '405') {
+          const allow = operation.responses[status]?.headers?.Allow;
+          const described = allow?.$ref === undefined ? allow : document.components.headers?.[allow.$ref.replace('#/components/headers/', '')];
+          assert.deepEqual([answer.headers.allow], described?.schema?.examples, `${method} ${path} Allow`);
+        }
         compared++;
       }
     }

@@ -35,7 +35,11 @@ interface MediaType {
   examples?: Record<string, { value: unknown }>;
   'x-itemSchema'?: unknown;
 }
-type Document = { openapi: string; paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, unknown> } };
+type Document = {
+  openapi: string;
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, unknown>; headers?: Record<string, { schema?: { type?: string } }> };
+};
 
 describe('GET /api/openapi.json', () => {
   test('is an OpenAPI 3.1 document of exactly the operations of the contract, current and legacy', async (t) => {
@@ -120,7 +124,11 @@ describe('GET /api/openapi.json', () => {
       assert.deepEqual(errors, (method === 'post' ? BODY_ERRORS : PATH_ERRORS).map(String));
       for (const status of errors)
         assert.deepEqual(operation.responses[status]?.content['application/problem+json']?.schema, { $ref: '#/components/schemas/Problem' }, status);
-      for (const status of ['429', '503']) assert.equal(operation.responses[status]?.headers?.['Retry-After']?.schema?.type, 'integer');
+      for (const status of ['429', '503']) {
+        const retryAfter = operation.responses[status]?.headers?.['Retry-After'] as { $ref: string };
+        assert.deepEqual(retryAfter, { $ref: '#/components/headers/Retry-After' });
+        assert.equal(document.components.headers?.['Retry-After']?.schema?.type, 'integer');
+      }
     });
   }
 
