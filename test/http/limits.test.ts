@@ -3,12 +3,24 @@ import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connect } from 'node:net';
 import { describe, test } from 'node:test';
+import type { FastifyInstance } from 'fastify';
 import { DEFAULT_CONFIG } from '../../src/config.js';
 import { buildApp } from '../../src/app.js';
 import { CLIENT_ERROR_CLOSE_MS } from '../../src/http/problem-responses.js';
 import { assertOk, assertProblem, build, post } from './helper.js';
 
 const nested = (depth: number): string => '['.repeat(depth) + ']'.repeat(depth);
+
+/** The JSON body of a raw HTTP answer. */
+const bodyOf = (response: string): unknown => JSON.parse(response.slice(response.indexOf('\r\n\r\n') + 4));
+
+/** The OpenAPI document's example of a status, for the GET operation these tests send to: what the service answers must be it. */
+async function documentedExample(app: FastifyInstance, status: number): Promise<unknown> {
+  const document = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json<{
+    paths: Record<string, { get: { responses: Record<string, { content: Record<string, { example: unknown }> }> } }>;
+  }>();
+  return document.paths['/api/isEven/{number}']?.get.responses[String(status)]?.content['application/problem+json']?.example;
+}
 
 describe('limits (docs/behaviour.md §3), each at its edge', () => {
   test("a path value longer than the router takes is 414 naming NUMBER_TEXT_LIMIT; one at the router's edge gets the number limit's 400", async (t) => {
@@ -208,6 +220,7 @@ describe('limits (docs/behaviour.md §3), each at its edge', () => {
         response,
         /"detail":"The request headers are larger than this service accepts: 16 KiB, and room for a path value as long as NUMBER_TEXT_LIMIT allows"/,
       );
+      assert.deepEqual(bodyOf(response), await documentedExample(app, 431));
     });
 
     test('after a client error the answer is read whole, and a client that keeps its side open is closed after CLIENT_ERROR_CLOSE_MS', async (t) => {
@@ -259,6 +272,7 @@ describe('limits (docs/behaviour.md §3), each at its edge', () => {
       assert.match(response, /^HTTP\/1\.1 408 Request Timeout\r\nContent-Type: application\/problem\+json; charset=utf-8\r\n/);
       assert.match(response, /"status":408/);
       assert.ok(waited >= 250 && waited < 3000, `${waited} ms`);
+      assert.deepEqual(bodyOf(response), await documentedExample(app, 408));
       assert.deepEqual(await served.json(), { ret: true });
     });
   });
