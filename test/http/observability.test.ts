@@ -358,6 +358,12 @@ describe('edge protection', () => {
     );
     assert.equal(shed.headers['retry-after'], '1');
     assert.equal(byPath.statusCode, 503);
+    // What the OpenAPI document gives as its 503 example.
+    const document = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json<{
+      paths: Record<string, Record<string, { responses: Record<string, { content: Record<string, { example: unknown }> }> }>>;
+    }>();
+    assert.deepEqual(shed.json(), document.paths['/api/sort']?.post?.responses['503']?.content['application/problem+json']?.example);
+    assert.deepEqual(byPath.json(), document.paths['/api/isEven/{number}']?.get?.responses['503']?.content['application/problem+json']?.example);
     // The service's own headers, as on every answer.
     assert.ok(shed.headers['x-request-id']);
     assert.equal(shed.headers['x-content-type-options'], 'nosniff');
