@@ -5,6 +5,8 @@ import { connect, type AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import { before, describe, test, type TestContext } from 'node:test';
 import { promisify } from 'node:util';
+import { ROOT_CONTEXT, context, createContextKey } from '@opentelemetry/api';
+import { NoContext } from '../src/http/observability/tracing.js';
 import { tracingRequested } from '../src/http/observability/tracing-requested.js';
 import { startServer } from './process.js';
 import { silentServer } from './silent-server.js';
@@ -296,4 +298,25 @@ describe('OpenTelemetry traces', () => {
     assert.equal(tracingRequested({ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }), false);
     assert.equal(tracingRequested({ OTEL_SDK_DISABLED: 'true', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }), false);
   });
+});
+
+test('the context manager the SDK is given carries no context: every function runs under the root, as with none', () => {
+  const manager = new NoContext();
+  assert.equal(context.setGlobalContextManager(manager), true);
+  try {
+    const carried = ROOT_CONTEXT.setValue(createContextKey('a request'), 1);
+    assert.notEqual(carried, ROOT_CONTEXT);
+    assert.equal(
+      context.with(carried, () => context.active()),
+      ROOT_CONTEXT,
+    );
+    const bound = context.bind(carried, () => context.active());
+    assert.equal(bound(), ROOT_CONTEXT);
+    assert.equal(
+      context.with(carried, (a: number, b: number) => a + b, undefined, 2, 3),
+      5,
+    );
+  } finally {
+    context.disable();
+  }
 });

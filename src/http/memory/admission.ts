@@ -85,7 +85,10 @@ export const memoryAdmission = fp<AdmissionOptions>(
         let bytes = (fixed ? memory.fixedBytes : estimatePeakBytes(memory.perByte, bodyBytes, large)) + coderBytes;
         const ceiling = budget.ceiling(large);
         if (bytes > ceiling) {
-          if (!chunked || fixed) return void sendProblem(reply, neverFits(bytes, bodyBytes, options));
+          if (!chunked || fixed) {
+            budget.tooLarge++;
+            return void sendProblem(reply, neverFits(bytes, bodyBytes, options));
+          }
           bytes = ceiling; // as much as a request can ever have; checked again once the body is known
         }
         const admitted = (reservation: Reservation): void => {
@@ -115,7 +118,10 @@ export const memoryAdmission = fp<AdmissionOptions>(
         const large = bodyBytes > offloadBodyBytes;
         // The body's decoder is done with; the answer's encoder is still to come.
         const bytes = estimatePeakBytes(perByte, bodyBytes, large) + answerEncoderBytes(request, config);
-        if (bytes > budget.ceiling(large)) return done(new ProblemError(413, neverFits(bytes, bodyBytes, options).detail));
+        if (bytes > budget.ceiling(large)) {
+          budget.tooLarge++;
+          return done(new ProblemError(413, neverFits(bytes, bodyBytes, options).detail));
+        }
         reservation.shrink(bytes);
         done();
       };
@@ -126,7 +132,6 @@ export const memoryAdmission = fp<AdmissionOptions>(
 );
 
 function neverFits(bytes: number, bodyBytes: number, options: AdmissionOptions) {
-  options.budget.tooLarge++;
   const large = bodyBytes > options.offloadBodyBytes;
   return problemOf(413, LIMIT_TEXTS.memoryNeverFits(bodyBytes, bytes, options.budget.ceiling(large), options.memoryLimit));
 }

@@ -1,4 +1,4 @@
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, propagation, trace, type ContextManager } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, propagation, trace, type Context, type ContextManager } from '@opentelemetry/api';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -34,6 +34,31 @@ const KNOWN_METHODS = new Set(['CONNECT', 'DELETE', 'GET', 'HEAD', 'OPTIONS', 'P
  * @example
  * const tracing = startTracing(); await app.register(tracing.requests); await tracing.flush(3000);
  */
+/**
+ * A context manager that keeps no context: the active one is always the root, and `with` and
+ * `bind` pass the function through unchanged (@opentelemetry/api's ContextManager interface).
+ *
+ * @example
+ * context.setGlobalContextManager(new NoContext()); context.with(someContext, () => context.active()) //=> ROOT_CONTEXT
+ */
+export class NoContext implements ContextManager {
+  active(): Context {
+    return ROOT_CONTEXT;
+  }
+  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(_context: Context, fn: F, thisArg?: ThisParameterType<F>, ...args: A): ReturnType<F> {
+    return fn.call(thisArg, ...args);
+  }
+  bind<T>(_context: Context, target: T): T {
+    return target;
+  }
+  enable(): this {
+    return this;
+  }
+  disable(): this {
+    return this;
+  }
+}
+
 export function startTracing(): Tracing {
   // NodeSDK reads the OTEL_* variables; the operator's values win.
   process.env.OTEL_SERVICE_NAME ||= 'json-utility-service';
@@ -44,13 +69,11 @@ export function startTracing(): Tracing {
   delete process.env.OTEL_LOG_LEVEL;
   let sdk: NodeSDK;
   try {
-    // No context manager: spans are started with their parent given (the incoming traceparent) and
-    // nothing reads the active context, while AsyncLocalStorage's context manager would carry one
-    // through every promise and callback of every request (docs/performance.md, Tracing).
-    sdk = new NodeSDK({
-      instrumentations: [],
-      contextManager: null as unknown as ContextManager,
-    });
+    // A context manager that carries nothing (NodeSDK's documented `contextManager` option): spans
+    // are started with their parent given (the incoming traceparent) and nothing reads the active
+    // context, while the default, AsyncLocalStorage's, would carry one through every promise and
+    // callback of every request (docs/performance.md, Tracing).
+    sdk = new NodeSDK({ instrumentations: [], contextManager: new NoContext() });
   } finally {
     if (level !== undefined) process.env.OTEL_LOG_LEVEL = level;
   }
