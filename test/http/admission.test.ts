@@ -31,6 +31,9 @@ describe('admission by estimated peak memory (MEMORY_LIMIT)', () => {
       /^Answering this \d+-byte body would take an estimated [\d.]+ MiB of memory; one request may have at most [\d.]+ MiB of the [\d.]+ \S+ memory limit \(MEMORY_LIMIT\)\. Send a smaller body$/,
     );
     assert.equal(service.memory.budget.reserved, 0);
+    // Counted once, as a refusal of the budget's.
+    const metrics = (await service.inject({ method: 'GET', url: '/metrics' })).body;
+    assert.match(metrics, /^memory_budget_refusals_total\{status="413"\} 1$/m);
   });
 
   test('a body that does not fit now waits ADMISSION_WAIT_MS, then gets 503 with Retry-After; once there is room it is served', async (t) => {
