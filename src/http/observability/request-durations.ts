@@ -1,4 +1,4 @@
-import type { Metric } from 'prom-client';
+import type { Aggregator, Metric } from 'prom-client';
 
 /**
  * `http_request_duration_seconds`, counted in cells and handed to prom-client as a metric of its
@@ -64,6 +64,34 @@ export class RequestDurations {
   }
 }
 
+/** One value as a Registry reads it: a bucket, the sum or the count, with its labels. */
+interface ReadValue {
+  readonly labels: object;
+  readonly value: number;
+  readonly metricName: string;
+}
+
+/**
+ * What a prom-client Registry reads of a metric registered with it, as its Histogram gives
+ * itself (prom-client's own type for it is not exported): checked with `satisfies` before the one
+ * cast to `Metric`.
+ */
+interface RegisteredHistogram {
+  readonly name: string;
+  readonly help: string;
+  readonly type: 'histogram';
+  readonly aggregator: Aggregator;
+  getForPromString(): Promise<{ readonly values: ReadonlyArray<ReadValue & { readonly sharedLabels: object }> }>;
+  get(): Promise<{
+    readonly name: string;
+    readonly help: string;
+    readonly type: string;
+    readonly aggregator: Aggregator;
+    readonly values: readonly ReadValue[];
+  }>;
+  reset(): void;
+}
+
 /** The cells as prom-client's Histogram gives itself to a Registry: `getForPromString` for the text, `get` for JSON and the cluster's sum. */
 function histogramOf(cells: readonly RequestCell[]): Metric {
   const values = () =>
@@ -91,6 +119,6 @@ function histogramOf(cells: readonly RequestCell[]): Metric {
         values: values().map(({ labels, sharedLabels, value, metricName }) => ({ labels: { ...labels, ...sharedLabels }, value, metricName })),
       }),
     reset: () => undefined,
-  };
+  } satisfies RegisteredHistogram;
   return metric as unknown as Metric;
 }
