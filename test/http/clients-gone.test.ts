@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import type { IncomingMessage } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import { test } from 'node:test';
@@ -64,9 +66,10 @@ const gone = (lines: Line[], stage: string) => lines.filter((line) => line.msg =
 test('an aborted upload, a client that stops waiting and a reset mid-answer: a line at level 30 each, counted, none at 50', async (t) => {
   const { app, port, lines } = await listening(t);
 
-  // An upload cut off halfway, its client's id kept on the line.
+  // An upload cut off halfway, its client's id kept on the line: once the service has its headers.
+  const uploadArrived = once(app.server, 'request');
   const upload = await send(port, '/api/sort', 'X-Request-Id: upload-1\r\n', '{"input":[1,2,', 1000);
-  await sleep(50);
+  await uploadArrived;
   upload.destroy();
   await until('the aborted upload', () => gone(lines, 'upload').length === 1);
   assert.equal(gone(lines, 'upload')[0]?.requestId, 'upload-1');
@@ -74,8 +77,10 @@ test('an aborted upload, a client that stops waiting and a reset mid-answer: a l
   // A client that sends its whole body, then gives up before the answer (its own timeout): the
   // answer would be gzip-coded, a stream whose premature close reached the error handler.
   const numbers = JSON.stringify({ input: Array.from({ length: 300_000 }, (_, i) => (i * 7919) % 100_003) });
+  // Gone once the service has read the whole body, while it sorts.
+  const bodyRead = once(app.server, 'request').then(([request]) => once(request as IncomingMessage, 'end'));
   const waiting = await send(port, '/api/sort', 'Accept-Encoding: gzip\r\n', numbers);
-  await sleep(10);
+  await bodyRead;
   waiting.destroy();
   await until('the client that stopped waiting', () => gone(lines, 'waiting').length === 1);
 
