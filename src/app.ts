@@ -1,13 +1,13 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { DEFAULT_CONFIG, type Config } from './config.js';
-import { budgetMetrics, memoryAdmission } from './http/memory/admission.js';
+import { budgetMetrics, memoryAdmission } from './http/memory/memory-admission.js';
 import { memorySetup } from './http/memory/memory-setup.js';
 import { AJV_CUSTOM_OPTIONS } from './engine/validation.js';
 import { answerOtherMethods, recordRoutes } from './http/protocol/allowed-methods.js';
 import { jsonBodyParser } from './http/protocol/json-body.js';
-import { requestDecoding } from './http/protocol/content-coding.js';
+import { contentCoding } from './http/protocol/content-coding.js';
 import { answerCoding } from './http/protocol/answer-coding.js';
-import { routeOptions } from './http/protocol/route-options.js';
+import { routeConfig } from './http/protocol/route-config.js';
 import { registerOpenApi } from './http/operations/openapi.js';
 import { DEFAULT_PREFIX } from './operations/index.js';
 import { problemOf } from './operations/problem.js';
@@ -16,7 +16,7 @@ import { legacyRoutes } from './http/operations/legacy-routes.js';
 import { operationRoutes } from './http/operations/routes.js';
 import { batchRoute } from './http/operations/batch-route.js';
 import { streamRoute } from './http/operations/stream-route.js';
-import { connections } from './http/protocol/drain.js';
+import { connections } from './http/protocol/connections.js';
 import { counterOf, createHttpMetrics } from './http/observability/metrics.js';
 import { accessLog, requestIdOf } from './http/observability/access-log.js';
 import { createLifecycle, registerProbes } from './http/observability/probes.js';
@@ -24,7 +24,7 @@ import { API_HEADERS, protection } from './http/protocol/protection.js';
 import { allowOrigins, fixedCorsHeaders, responseHeaders } from './http/protocol/response-headers.js';
 import { droppedLogLines } from './http/observability/log-destination.js';
 import { serviceLogger, type LoggerSetting } from './http/observability/service-logger.js';
-import { requestLoggers } from './http/observability/request-logger.js';
+import { requestLogger } from './http/observability/request-logger.js';
 import type { Tracing } from './http/observability/tracing.js';
 // The route config keys and decorations every plugin shares, declared once.
 import type {} from './http/decorations.js';
@@ -59,7 +59,7 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
 
   const app = Fastify({
     // No logger of Fastify's: the service's is `app.serviceLog`, and each request's is set by the
-    // request-loggers plugin (request-logger.ts says why).
+    // request-logger plugin (request-logger.ts says why).
     logger: false,
     // Access-log lines come from access-log.ts, as ACCESS_LOG says, instead of Fastify's two per request.
     logController: new LogController({ disableRequestLogging: true }),
@@ -97,7 +97,7 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
   app.decorate('serviceLog', serviceLogger(config, options.logger));
   await app.register(connections, config);
   // The first onRequest hook: every later one, and Fastify's own messages about the request, log with the request id.
-  await app.register(requestLoggers, { root: app.serviceLog });
+  await app.register(requestLogger, { root: app.serviceLog });
   // Filled by the batch and stream routes, read when the answer ends (access-log, tracing): decorated before both.
   app.decorateRequest('operationTally', undefined);
   // Before any other hook, so that a request's span covers them all.
@@ -113,7 +113,7 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
   metrics.register(
     counterOf('log_lines_dropped_total', 'Log lines dropped because standard output did not take them in time (LOG_BACKLOG_BYTES)', droppedLogLines),
   );
-  await app.register(routeOptions, { codesAnswers: config.compressMinBytes !== 'off' });
+  await app.register(routeConfig, { codesAnswers: config.compressMinBytes !== 'off' });
   const fixedCors = fixedCorsHeaders(config.corsOrigins);
   // CORS headers that depend on the request's Origin (a list of origins), by @fastify/cors: its Vary comes first.
   if (fixedCors === undefined) await allowOrigins(app, config.corsOrigins);
@@ -133,7 +133,7 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
     offloadBodyBytes: config.offloadBodyBytes,
     admissionWaitMs: config.admissionWaitMs,
   });
-  await app.register(requestDecoding, { bodyLimit: config.bodyLimit });
+  await app.register(contentCoding, { bodyLimit: config.bodyLimit });
   // JSON is the only media type taken (docs/behaviour.md): Fastify's text/plain parser goes too.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, jsonBodyParser);

@@ -8,7 +8,7 @@ import type { RouteMemory } from './memory/estimates.js';
 import type { MemorySetup } from './memory/memory-setup.js';
 import type { HttpMetrics } from './observability/metrics.js';
 import type { Lifecycle } from './observability/probes.js';
-import type { Connections } from './protocol/drain.js';
+import type { Connections } from './protocol/connections.js';
 import type { RequestCoding } from './protocol/content-coding.js';
 
 /**
@@ -25,7 +25,7 @@ declare module 'fastify' {
     countsAs?: OperationId;
     /** What a 415 says on this route: which media type its body must have (memory-admission). */
     mediaTypeProblem?: string;
-    /** The most bytes a coded body of this route may decode to; `BODY_LIMIT` when not given (request-decoding). */
+    /** The most bytes a coded body of this route may decode to; `BODY_LIMIT` when not given (content-coding). */
     decodedBodyLimit?: number;
     /** False on a route whose answers are never compressed (they are always small) (answer-coding). */
     codedAnswers?: false;
@@ -36,7 +36,7 @@ declare module 'fastify' {
   }
 
   interface FastifyRequest {
-    /** The route's config once read, through `routeConfigOf` (route-options). */
+    /** The route's config once read, through `routeConfigOf` (route-config). */
     routeConfig: FastifyRequest['routeOptions']['config'] | undefined;
     /** The request's span while it records and has not ended (tracing). */
     span: Span | undefined;
@@ -44,7 +44,7 @@ declare module 'fastify' {
     reservation: Reservation | undefined;
     /** The operations a batch or a stream answered, by operation and status, for `/metrics` and the span (memory-admission decorates it). */
     operationTally: Tally | undefined;
-    /** The body's coding once read (`bodyCodingOf`): null for none, the 415 problem for one not read (request-decoding). */
+    /** The body's coding once read (`bodyCodingOf`): null for none, the 415 problem for one not read (content-coding). */
     bodyCoding: RequestCoding | ProblemError | null | undefined;
     /** What the answer's encoder will hold, from `Accept-Encoding`, once `answerEncoderBytes` has read it (answer-coding). */
     encoderBytes: number | undefined;

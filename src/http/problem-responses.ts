@@ -5,7 +5,7 @@ import { PROBLEM_CONTENT_TYPE, ProblemError, problemOf, validationProblem, type 
 import { LIMIT_TEXTS } from '../operations/limit-texts.js';
 import { announceCloseIfBodyUnread } from './protocol/lingering-close.js';
 import { isExemptFromRequestTimeout } from './protocol/request-timeout.js';
-import { routeConfigOf } from './protocol/route-options.js';
+import { routeConfigOf } from './protocol/route-config.js';
 
 /**
  * Sends a problem answer. One sent before the request's body has all arrived (405, 404, 413, 429,

@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import Fastify from 'fastify';
 import { buildApp } from '../../src/app.js';
-import { memoryAdmission } from '../../src/http/memory/admission.js';
+import { memoryAdmission } from '../../src/http/memory/memory-admission.js';
 import { MemoryBudget } from '../../src/http/memory/budget.js';
 import { answerCoding } from '../../src/http/protocol/answer-coding.js';
-import { requestDecoding } from '../../src/http/protocol/content-coding.js';
-import { routeConfigOf, routeOptions } from '../../src/http/protocol/route-options.js';
-import { connections } from '../../src/http/protocol/drain.js';
+import { contentCoding } from '../../src/http/protocol/content-coding.js';
+import { routeConfig, routeConfigOf } from '../../src/http/protocol/route-config.js';
+import { connections } from '../../src/http/protocol/connections.js';
 import { accessLog } from '../../src/http/observability/access-log.js';
 import { createHttpMetrics } from '../../src/http/observability/metrics.js';
 import { DEFAULT_CONFIG } from '../../src/config.js';
@@ -23,16 +23,16 @@ const admissionOptions = {
 
 test('a step of the request path registered before one it needs: the app refuses to start, naming it', async () => {
   const app = Fastify();
-  await app.register(routeOptions, { codesAnswers: true });
+  await app.register(routeConfig, { codesAnswers: true });
   await app.register(answerCoding, { minBytes: 1024 });
   void app.register(memoryAdmission, admissionOptions);
   await assert.rejects(async () => app.ready(), /'connections' of plugin 'memory-admission'/);
   const decodingFirst = Fastify();
-  void decodingFirst.register(requestDecoding, { bodyLimit: MIB });
-  await assert.rejects(async () => decodingFirst.ready(), /'memory-admission' of plugin 'request-decoding'/);
+  void decodingFirst.register(contentCoding, { bodyLimit: MIB });
+  await assert.rejects(async () => decodingFirst.ready(), /'memory-admission' of plugin 'content-coding'/);
   const codingFirst = Fastify();
   void codingFirst.register(answerCoding, { minBytes: 1024 });
-  await assert.rejects(async () => codingFirst.ready(), /'route-options' of plugin 'answer-coding'/);
+  await assert.rejects(async () => codingFirst.ready(), /'route-config' of plugin 'answer-coding'/);
 });
 
 test('a step that reads a request decoration nobody made: the app refuses to start, naming it', async () => {
@@ -40,13 +40,13 @@ test('a step that reads a request decoration nobody made: the app refuses to sta
   const app = Fastify();
   app.decorate('serviceLog', app.log);
   await app.register(connections, { ...DEFAULT_CONFIG });
-  await app.register(routeOptions, { codesAnswers: true });
+  await app.register(routeConfig, { codesAnswers: true });
   void app.register(accessLog, { metrics: createHttpMetrics(), policy: { mode: 'minimal' }, slowRequestMs: 1000 });
   await assert.rejects(async () => app.ready(), /operationTally/);
   const decorated = Fastify();
   decorated.decorate('serviceLog', decorated.log);
   await decorated.register(connections, { ...DEFAULT_CONFIG });
-  await decorated.register(routeOptions, { codesAnswers: true });
+  await decorated.register(routeConfig, { codesAnswers: true });
   decorated.decorateRequest('operationTally', undefined);
   await decorated.register(accessLog, { metrics: createHttpMetrics(), policy: { mode: 'minimal' }, slowRequestMs: 1000 });
   await decorated.ready();

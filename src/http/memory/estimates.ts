@@ -46,7 +46,7 @@ export function streamPeakBytes(maxLineBytes: number): number {
 }
 
 /**
- * What a route holds in the memory budget while it answers (memory/admission.ts), carried in its
+ * What a route holds in the memory budget while it answers (memory/memory-admission.ts), carried in its
  * config: a body costing `perByte` per byte at its peak, or a fixed reservation for as long as it
  * runs (a stream, whose body has no end known in advance).
  */

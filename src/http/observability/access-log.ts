@@ -5,7 +5,7 @@ import type { AccessLog } from '../../config.js';
 import type { ServerResponse } from 'node:http';
 import type { ClientGoneStage, HttpMetrics } from './metrics.js';
 import { tallied } from '../../engine/items.js';
-import { routeConfigOf } from '../protocol/route-options.js';
+import { routeConfigOf } from '../protocol/route-config.js';
 
 // An incoming X-Request-Id is kept when it is a plain token; anything else is replaced.
 const REQUEST_ID = /^[\w.:@/+=-]{1,128}$/;
@@ -129,7 +129,7 @@ export const accessLog = fp<AccessLogOptions>(
   {
     name: 'access-log',
     fastify: '5.x',
-    dependencies: ['connections', 'route-options'],
+    dependencies: ['connections', 'route-config'],
     decorators: { fastify: ['connections', 'serviceLog'], request: ['operationTally', 'routeConfig'] },
   },
 );

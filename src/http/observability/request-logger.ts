@@ -69,16 +69,16 @@ class RequestLogger implements FastifyBaseLogger {
 }
 
 /**
- * The `request-loggers` plugin: each request's `request.log` and `reply.log`, a logger of `root`
+ * The `request-logger` plugin: each request's `request.log` and `reply.log`, a logger of `root`
  * with the request id bound (`requestId`), set by the first onRequest hook. Fastify runs without
  * a logger of its own: with one, it makes a logger for every request through its
  * `childLoggerFactory`, which costs more than the rest of the request's logging (an object with a
  * computed key, that V8 builds in its runtime, and a check of the logger's methods; docs/development.md).
  *
  * @example
- * await app.register(requestLoggers, { root: pino() }); // request.log.info(...) writes with the request id
+ * await app.register(requestLogger, { root: pino() }); // request.log.info(...) writes with the request id
  */
-export const requestLoggers = fp<{ root: FastifyBaseLogger }>(
+export const requestLogger = fp<{ root: FastifyBaseLogger }>(
   async (app, { root }) => {
     app.addHook('onRequest', (request, reply, done) => {
       const logger = new RequestLogger(root, { requestId: request.id });
@@ -87,7 +87,7 @@ export const requestLoggers = fp<{ root: FastifyBaseLogger }>(
       done();
     });
   },
-  { name: 'request-loggers', fastify: '5.x' },
+  { name: 'request-logger', fastify: '5.x' },
 );
 
 /**

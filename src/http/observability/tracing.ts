@@ -6,7 +6,7 @@ import type { ServerResponse } from 'node:http';
 import { VERSION } from '../../version.js';
 import { withBindings } from './request-logger.js';
 import { routeDiagnostics } from './tracing-diagnostics.js';
-import { answeredWhole, whenResponseCloses } from '../protocol/drain.js';
+import { answeredWhole, whenResponseCloses } from '../protocol/connections.js';
 import { tallied } from '../../engine/items.js';
 
 /**
@@ -121,7 +121,7 @@ export function startTracing(): Tracing {
       {
         name: 'tracing',
         fastify: '5.x',
-        dependencies: ['connections', 'request-loggers'],
+        dependencies: ['connections', 'request-logger'],
         decorators: { fastify: ['serviceLog'], request: ['operationTally'] },
       },
     ),

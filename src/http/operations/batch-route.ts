@@ -12,7 +12,7 @@ import { JSON_CONTENT_TYPE } from '../protocol/json-body.js';
 /**
  * Many operations in one request, through the operation table like every single endpoint:
  * `POST /batch`, JSON in and JSON out (its NDJSON twin is stream-route.ts). It is admitted by
- * memory like any body (memory/admission.ts), by its estimated peak.
+ * memory like any body (memory/memory-admission.ts), by its estimated peak.
  */
 
 /** What the batch answers an empty object: its 400 example. */

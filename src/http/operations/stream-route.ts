@@ -20,7 +20,7 @@ import { CODING_TEXTS } from '../protocol/content-coding.js';
 /**
  * `POST /stream`: NDJSON in, NDJSON out, each line an operation as in a batch (batch-route.ts),
  * answered as the lines arrive, and ended cleanly by shutdown. It is admitted by memory
- * (memory/admission.ts) with a fixed reservation for as long as it runs.
+ * (memory/memory-admission.ts) with a fixed reservation for as long as it runs.
  */
 
 export interface StreamRouteLimits extends StreamLimits {
@@ -189,7 +189,7 @@ async function* answerLines(
         }));
       wake = undefined;
       if (typeof next === 'function') {
-        // The rest of the body is not read: the connection closes once the answer is written (lingering, protocol/drain.ts).
+        // The rest of the body is not read: the connection closes once the answer is written (lingering, protocol/connections.ts).
         response.once('finish', () => socket.destroySoon());
         // A client that takes no answer will not take this one either: past the idle time the connection closes.
         const giveUp = setTimeout(() => socket.destroy(), limits.streamIdleTimeoutMs);

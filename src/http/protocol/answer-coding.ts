@@ -84,6 +84,6 @@ export const answerCoding = fp<{ minBytes: number | 'off' }>(
       customTypes: COMPRESSIBLE,
     });
   },
-  // @fastify/compress reads its route option `compress`, which route-options.ts sets from the route's config.
-  { name: 'answer-coding', fastify: '5.x', dependencies: ['route-options'] },
+  // @fastify/compress reads its route option `compress`, which route-config.ts sets from the route's config.
+  { name: 'answer-coding', fastify: '5.x', dependencies: ['route-config'] },
 );

@@ -4,7 +4,7 @@ import type { FastifyRequest, preParsingHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { ProblemError } from '../../operations/problem.js';
 import { LIMIT_TEXTS } from '../../operations/limit-texts.js';
-import { addRouteHook } from './route-options.js';
+import { addRouteHook } from './route-config.js';
 
 /** A content coding the service decodes in request bodies (RFC 9110 §8.4.1). */
 export interface RequestCoding {
@@ -144,16 +144,16 @@ export function decodedBody(raw: Readable, coding: RequestCoding, limit: number)
 }
 
 /**
- * The `request-decoding` plugin: the body of a `POST` to a route is decoded when it comes with a
+ * The `content-coding` plugin: the body of a `POST` to a route is decoded when it comes with a
  * `Content-Encoding`: gzip, deflate, br, and zstd where this Node.js has it. `bodyLimit` and the
- * memory budget apply to the decoded bytes (http/memory/admission.ts); a route with
+ * memory budget apply to the decoded bytes (http/memory/memory-admission.ts); a route with
  * `config.decodedBodyLimit` set to `Infinity` (the stream, whose lines have their own limit) has
  * none. A body in another coding gets 415, one that is not what its coding says 400.
  *
  * @example
- * await app.register(requestDecoding, { bodyLimit: 1024 * 1024 }); // after memory-admission
+ * await app.register(contentCoding, { bodyLimit: 1024 * 1024 }); // after memory-admission
  */
-export const requestDecoding = fp<{ bodyLimit: number }>(
+export const contentCoding = fp<{ bodyLimit: number }>(
   async (app, { bodyLimit }) => {
     app.decorateRequest('bodyCoding', undefined);
     // As a hook of each route that takes a POST, after the admission's (registered before this
@@ -176,5 +176,5 @@ export const requestDecoding = fp<{ bodyLimit: number }>(
     });
   },
   // After the admission, whose hook reserves the decoder's memory before this one starts it.
-  { name: 'request-decoding', fastify: '5.x', dependencies: ['memory-admission'] },
+  { name: 'content-coding', fastify: '5.x', dependencies: ['memory-admission'] },
 );

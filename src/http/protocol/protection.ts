@@ -9,8 +9,8 @@ import { LIMIT_TEXTS } from '../../operations/limit-texts.js';
 import { sendProblem } from '../problem-responses.js';
 import { counterOf, gaugeOf } from '../observability/metrics.js';
 import { LoopDelay } from './queue-delay.js';
-import { routeConfigOf } from './route-options.js';
-import { whenResponseCloses } from './drain.js';
+import { routeConfigOf } from './route-config.js';
+import { whenResponseCloses } from './connections.js';
 
 const RETRY_AFTER_SECONDS = 5;
 // How often the event-loop delay is sampled: often enough to react within a few requests.
@@ -47,8 +47,8 @@ export const protection = fp<ProtectionOptions>(
       });
     }
   },
-  // After the service's headers and the routes' Vary hook (route-options.ts), which a 429 or a 503 it answers then carries.
-  { name: 'protection', fastify: '5.x', dependencies: ['response-headers', 'route-options'], decorators: { fastify: ['memory', 'metrics'] } },
+  // After the service's headers and the routes' Vary hook (route-config.ts), which a 429 or a 503 it answers then carries.
+  { name: 'protection', fastify: '5.x', dependencies: ['response-headers', 'route-config'], decorators: { fastify: ['memory', 'metrics'] } },
 );
 
 type ProtectionOptions = Pick<Config, 'rateLimitMax' | 'rateLimitWindowMs' | 'maxEventLoopDelayMs' | 'overloadTargetMs' | 'offloadBodyBytes'>;

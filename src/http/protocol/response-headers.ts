@@ -1,7 +1,7 @@
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import cors from '@fastify/cors';
 import fp from 'fastify-plugin';
-import { addRouteHook } from './route-options.js';
+import { addRouteHook } from './route-config.js';
 
 /** The CORS origins a response names: any (`*`), a list, or none. */
 export type CorsOrigins = readonly string[] | 'off';
@@ -22,12 +22,12 @@ const PREFLIGHT_MAX_AGE_SECONDS = 600;
  * so that every answer has them, errors included: in one hook for every request, `x-request-id`,
  * `always` (security headers, fixed CORS headers) and `Connection: close` once shutdown has begun
  * (clients then reconnect elsewhere); in a hook of the route's own, the route's (`config.headers`).
- * `Vary: Accept-Encoding` comes from route-options.ts. Libraries add theirs: @fastify/cors with a list of
+ * `Vary: Accept-Encoding` comes from route-config.ts. Libraries add theirs: @fastify/cors with a list of
  * origins, the docs page's helmet, @fastify/compress `Content-Encoding`; an answer its own
  * (`Allow`, `Retry-After`).
  *
  * @example
- * await app.register(responseHeaders, { always: API_HEADERS, shuttingDown: () => false }); // after connections and route-options
+ * await app.register(responseHeaders, { always: API_HEADERS, shuttingDown: () => false }); // after connections and route-config
  */
 export const responseHeaders = fp<ResponseHeaderOptions>(
   async (app, options) => {
@@ -40,7 +40,7 @@ export const responseHeaders = fp<ResponseHeaderOptions>(
       done();
     });
     // A route's own headers come from a hook of that route alone, the first of its own: after the
-    // ones above, before Vary (route-options.ts) and a 405's answer.
+    // ones above, before Vary (route-config.ts) and a 405's answer.
     app.addHook('onRoute', (route) => {
       const headers = route.config?.headers;
       if (headers === undefined) return;
@@ -54,7 +54,7 @@ export const responseHeaders = fp<ResponseHeaderOptions>(
   {
     name: 'response-headers',
     fastify: '5.x',
-    dependencies: ['connections', 'route-options'],
+    dependencies: ['connections', 'route-config'],
     decorators: { fastify: ['connections'] },
   },
 );

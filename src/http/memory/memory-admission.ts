@@ -11,8 +11,8 @@ import { SETTINGS } from '../../config.js';
 import { counterOf, gaugeOf } from '../observability/metrics.js';
 import { bodyCodingOf } from '../protocol/content-coding.js';
 import { answerEncoderBytes } from '../protocol/answer-coding.js';
-import { whenResponseCloses } from '../protocol/drain.js';
-import { addRouteHook } from '../protocol/route-options.js';
+import { whenResponseCloses } from '../protocol/connections.js';
+import { addRouteHook } from '../protocol/route-config.js';
 
 const HELD = Symbol('reservation held by this response');
 type HeldResponse = ServerResponse & { [HELD]?: Reservation };

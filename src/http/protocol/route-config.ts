@@ -32,7 +32,7 @@ export type RouteConfig = FastifyRequest['routeOptions']['config'];
 
 /**
  * The config of the request's route: `request.routeOptions` is a getter that builds a new object
- * of eleven fields at each read, so a hook of each route's own (route-options) reads it once for
+ * of eleven fields at each read, so a hook of each route's own (route-config) reads it once for
  * the route and gives it to each of its requests; a request that has not run it (a 404, or one
  * answered by an earlier hook) reads it here. `url` is the route's pattern, undefined for a path
  * that is no route (a 404).
@@ -52,7 +52,7 @@ const varyOnAcceptEncoding: onRequestHookHandler = (_request, reply, done) => {
 };
 
 /**
- * The `route-options` plugin. `config.codedAnswers: false` becomes @fastify/compress's route
+ * The `route-config` plugin. `config.codedAnswers: false` becomes @fastify/compress's route
  * option `compress: false` (answer-coding.ts, registered after this plugin, reads it), and the
  * routes whose GET or POST answers may be coded get a hook of their own that adds `Vary:
  * Accept-Encoding`: after the route's own onRequest hooks (a 405 answers before it, and goes
@@ -60,9 +60,9 @@ const varyOnAcceptEncoding: onRequestHookHandler = (_request, reply, done) => {
  * It decorates `request.routeConfig`, which the first hook of each route's own fills (`routeConfigOf`).
  *
  * @example
- * await app.register(routeOptions, { codesAnswers: true }); // before response-headers, answer-coding and protection
+ * await app.register(routeConfig, { codesAnswers: true }); // before response-headers, answer-coding and protection
  */
-export const routeOptions = fp<{ codesAnswers: boolean }>(
+export const routeConfig = fp<{ codesAnswers: boolean }>(
   async (app, { codesAnswers }) => {
     app.decorateRequest('routeConfig', undefined);
     app.addHook('onRoute', (route) => {
@@ -82,5 +82,5 @@ export const routeOptions = fp<{ codesAnswers: boolean }>(
       addRouteHook(route, 'onRequest', varyOnAcceptEncoding);
     });
   },
-  { name: 'route-options', fastify: '5.x' },
+  { name: 'route-config', fastify: '5.x' },
 );
