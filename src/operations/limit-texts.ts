@@ -23,6 +23,7 @@ export const LIMIT_TEXTS = {
   memoryNeverFits: (bodyBytes: number, estimate: number, ceiling: number, memoryLimit: number) =>
     `Answering this ${bodyBytes}-byte body would take an estimated ${formatBytes(estimate)} of memory; ` +
     `one request may have at most ${formatBytes(ceiling)} of the ${formatBytes(memoryLimit)} memory limit ${named('memoryLimit')}. Send a smaller body`,
+  methodNotAllowed: (method: string, path: string, allow: string) => `${method} is not allowed on ${path}; it accepts ${allow}`,
   headers: `The request headers are larger than this service accepts: 16 KiB, and room for a path value as long as ${SETTINGS.numberTextLimit.env} allows`,
   memoryNow: `The service has no memory free for this request now ${named('memoryLimit')}; ${RETRY}`,
   overloaded: `The service is overloaded ${named('maxEventLoopDelayMs')}; ${RETRY}`,

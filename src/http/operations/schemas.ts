@@ -88,7 +88,7 @@ export function namedSchemas(): TSchema[] {
  * What a route's problem examples are made of, besides the texts every route shares: its own 400
  * (what the service answers it, for an empty object body or a malformed path), the path as the
  * document writes it and the methods it takes (for its 405), and its own 415 words, if any.
- * test/http/openapi.test.ts sends each route the requests that get these answers.
+ * test/http/openapi-examples.test.ts sends each route the requests that get these answers.
  */
 export interface ProblemContext {
   /** The headers every answer of the route carries (`answerHeaders`). */
@@ -105,7 +105,7 @@ function problemExample(status: number, context: ProblemContext): Problem {
     case 400:
       return context.badRequest;
     case 405:
-      return problemOf(405, `PUT is not allowed on ${context.path}; it accepts ${context.allow}`);
+      return problemOf(405, LIMIT_TEXTS.methodNotAllowed('PUT', context.path, context.allow));
     case 408:
       return problemOf(408, LIMIT_TEXTS.requestTimeout);
     case 413:

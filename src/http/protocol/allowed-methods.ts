@@ -1,6 +1,7 @@
 import { METHODS } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { problemOf } from '../../operations/problem.js';
+import { LIMIT_TEXTS } from '../../operations/limit-texts.js';
 import { sendProblem } from '../problem-responses.js';
 import { corsPreflight } from './response-headers.js';
 
@@ -48,7 +49,7 @@ export function answerOtherMethods(app: FastifyInstance, table: RouteTable, scop
     // Answered in onRequest, before any body is read or parsed: the method alone decides.
     const refuse = async (request: FastifyRequest, reply: FastifyReply) => {
       reply.header('allow', allow);
-      return sendProblem(reply, problemOf(405, `${request.method} is not allowed on ${documented}; it accepts ${allow}`));
+      return sendProblem(reply, problemOf(405, LIMIT_TEXTS.methodNotAllowed(request.method, documented, allow)));
     };
     scope.route({ method: others, url, schema: { hide: true }, config, onRequest: refuse, handler: refuse });
   }
