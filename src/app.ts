@@ -13,7 +13,7 @@ import { DEFAULT_PREFIX } from './operations/index.js';
 import { problemOf } from './operations/problem.js';
 import { problemErrorHandler, sendProblem, toProblem, writeClientError } from './http/problem-responses.js';
 import { legacyRoutes } from './http/operations/legacy-routes.js';
-import { operationRoutes } from './http/operations/routes.js';
+import { operationRoutes, pathRoutes } from './http/operations/routes.js';
 import { batchRoute } from './http/operations/batch-route.js';
 import { streamRoute } from './http/operations/stream-route.js';
 import { connections } from './http/protocol/connections.js';
@@ -113,7 +113,7 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
   metrics.register(
     counterOf('log_lines_dropped_total', 'Log lines dropped because standard output did not take them in time (LOG_BACKLOG_BYTES)', droppedLogLines),
   );
-  await app.register(routeConfig, { codesAnswers: config.compressMinBytes !== 'off' });
+  await app.register(routeConfig);
   const fixedCors = fixedCorsHeaders(config.corsOrigins);
   // CORS headers that depend on the request's Origin (a list of origins), by @fastify/cors: its Vary comes first.
   if (fixedCors === undefined) await allowOrigins(app, config.corsOrigins);
@@ -126,34 +126,40 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
   await app.register(accessLog, { metrics, policy: config.accessLog, slowRequestMs: config.slowRequestMs });
   await app.register(answerCoding, { minBytes: config.compressMinBytes });
   await app.register(protection, config);
-  await app.register(memoryAdmission, {
-    budget: memory.budget,
-    memoryLimit: memory.limit,
-    bodyLimit: config.bodyLimit,
-    offloadBodyBytes: config.offloadBodyBytes,
-    admissionWaitMs: config.admissionWaitMs,
-  });
-  await app.register(contentCoding, { bodyLimit: config.bodyLimit });
   // JSON is the only media type taken (docs/behaviour.md): Fastify's text/plain parser goes too.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, jsonBodyParser);
 
   const routes = recordRoutes(app);
-  await registerOpenApi(app, prefix, config.securityHeaders === 'on');
+  const codesAnswers = config.compressMinBytes !== 'off';
+  await registerOpenApi(app, { prefix, securityHeaders: config.securityHeaders === 'on', codesAnswers });
   // With ADMIN_PORT the probes and metrics are served there instead (server/listen.ts).
-  if (config.adminPort === 'off') registerProbes(app, { ready: () => lifecycle.ready, metrics });
-  const answering = { limits: config, offloadBodyBytes: config.offloadBodyBytes, pool: memory.pool };
-  await app.register(operationRoutes, { prefix, ...answering });
-  await app.register(batchRoute, { prefix, ...answering });
-  await app.register(streamRoute, { prefix, ...answering, stopping: lifecycle.stopping });
-  if (config.legacyRoutes === 'on') {
-    await app.register(legacyRoutes, {
-      ...answering,
-      successorPrefix: prefix,
-      legacyDeprecationDate: config.legacyDeprecationDate,
-      legacySunset: config.legacySunset,
+  if (config.adminPort === 'off') registerProbes(app, { ready: () => lifecycle.ready, metrics }, codesAnswers);
+  const answering = { limits: config, offloadBodyBytes: config.offloadBodyBytes, pool: memory.pool, codesAnswers };
+  // The routes that take a body, in a context of their own whose hooks run before the body is read:
+  // the memory admission, then the body's decoding. Other requests (GET, probes, 404s) run neither.
+  await app.register(async function bodyRoutes(bodies) {
+    await bodies.register(memoryAdmission, {
+      budget: memory.budget,
+      memoryLimit: memory.limit,
+      bodyLimit: config.bodyLimit,
+      offloadBodyBytes: config.offloadBodyBytes,
+      admissionWaitMs: config.admissionWaitMs,
     });
-  }
+    await bodies.register(contentCoding, { bodyLimit: config.bodyLimit });
+    await bodies.register(operationRoutes, { prefix, ...answering });
+    await bodies.register(batchRoute, { prefix, ...answering });
+    await bodies.register(streamRoute, { prefix, ...answering, stopping: lifecycle.stopping });
+    if (config.legacyRoutes === 'on') {
+      await bodies.register(legacyRoutes, {
+        ...answering,
+        successorPrefix: prefix,
+        legacyDeprecationDate: config.legacyDeprecationDate,
+        legacySunset: config.legacySunset,
+      });
+    }
+  });
+  await app.register(pathRoutes, { prefix, ...answering });
   if (fixedCors === undefined) {
     answerOtherMethods(app, routes);
   } else {

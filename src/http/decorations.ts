@@ -29,8 +29,10 @@ declare module 'fastify' {
     decodedBodyLimit?: number;
     /** False on a route whose answers are never compressed (they are always small) (answer-coding). */
     codedAnswers?: false;
-    /** Headers every response of the route carries, its errors included (a legacy route's Deprecation and Link) (response-headers). */
+    /** Headers every response of the route's path carries, its errors, 405 and OPTIONS included (a legacy route's Deprecation and Link): the route's own hook writes them (route-config), allowed-methods gives them to the path's other methods. */
     headers?: Readonly<Record<string, string>>;
+    /** @fastify/cors's route options: preflights answered on this route, with these methods (allowed-methods). */
+    cors?: { readonly preflight: boolean; readonly methods: string };
     /** Statuses of 500 and above that on this route are an answer, not a failure: logged as any answer, never at level error (access-log). */
     expectedStatuses?: readonly number[];
   }

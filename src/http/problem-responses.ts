@@ -9,10 +9,15 @@ import { routeConfigOf } from './protocol/route-config.js';
 
 /**
  * Sends a problem answer. One sent before the request's body has all arrived (405, 404, 413, 429,
- * 503, any early error) says `Connection: close` (protocol/lingering-close.ts).
+ * 503, any early error) says `Connection: close` (protocol/lingering-close.ts). It carries the
+ * route's own headers (a legacy route's `Deprecation`), which a hook of the route writes
+ * (route-config.ts): also when an app-wide hook answers before that one runs (a 503 of overload
+ * control), as every answer of a legacy route carries them (docs/behaviour.md §4).
  */
 export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply {
   announceCloseIfBodyUnread(reply.request.raw, reply);
+  const routeHeaders = routeConfigOf(reply.request).headers;
+  if (routeHeaders !== undefined) reply.headers(routeHeaders);
   reply.raw.statusMessage = problem.title; // the status line says what the body's title says
   // Sent as a string so that no route's response schema reshapes it.
   return reply.code(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));

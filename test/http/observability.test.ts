@@ -314,6 +314,15 @@ describe('edge protection', () => {
       detail: 'Too many requests: the limit is 2 per 1 minute (RATE_LIMIT_MAX); retry after the time in Retry-After',
     });
     for (const probe of ['/healthz', '/readyz', '/metrics']) assert.equal((await app.inject({ method: 'GET', url: probe })).statusCode, 200, probe);
+    // @fastify/rate-limit's hook comes after the route's own (src/http/protocol/route-config.ts): a
+    // 429 carries the service's headers, Vary, and an earlier-revision route's own.
+    const legacy = await app.inject({ method: 'POST', url: '/sort', headers: { 'content-type': 'application/json' }, payload: '{"array":[2,1]}' });
+    assert.equal(legacy.statusCode, 429);
+    assert.equal(legacy.headers.vary, 'accept-encoding');
+    assert.match(String(legacy.headers.deprecation), /^@\d+$/);
+    assert.equal(legacy.headers.link, '</api/sort>; rel="successor-version"');
+    assert.equal(legacy.headers['x-content-type-options'], 'nosniff');
+    assert.ok(legacy.headers['x-request-id']);
   });
   /** Blocks every turn of the event loop for `ms` until the function it returns is called: a sustained overload. */
   function blockEveryTurn(ms: number): () => void {
@@ -334,6 +343,7 @@ describe('edge protection', () => {
     stop();
     assertProblem(shed, 503, 'The service is overloaded (MAX_EVENT_LOOP_DELAY_MS); retry after the time in Retry-After');
     assert.equal(shed.headers['retry-after'], '5');
+    assert.ok(shed.headers['x-request-id']);
     assert.equal(probe.statusCode, 200);
     await sleep(300);
     assert.equal((await app.inject({ method: 'GET', url: '/api/isEven/2' })).statusCode, 200, 'served again once the load is gone');
@@ -349,6 +359,7 @@ describe('edge protection', () => {
     await sleep(100);
     const shed = await app.inject({ method: 'POST', url: '/api/sort', headers: { 'content-type': 'application/json' }, payload: '{"input":[2,1]}' });
     const byPath = await app.inject({ method: 'GET', url: '/api/isEven/2' });
+    const legacy = await app.inject({ method: 'POST', url: '/sort', headers: { 'content-type': 'application/json' }, payload: '{"array":[2,1]}' });
     const others = await Promise.all(['/healthz', '/readyz', '/metrics', '/api/openapi.json'].map((url) => app.inject({ method: 'GET', url })));
     stop();
     assertProblem(
@@ -364,9 +375,15 @@ describe('edge protection', () => {
     }>();
     assert.deepEqual(shed.json(), document.paths['/api/sort']?.post?.responses['503']?.content['application/problem+json']?.example);
     assert.deepEqual(byPath.json(), document.paths['/api/isEven/{number}']?.get?.responses['503']?.content['application/problem+json']?.example);
-    // The service's own headers, as on every answer.
+    // The service's own headers, as on every answer; answered by an app-wide hook, before the
+    // route's own: no Vary (a problem is never coded), but an earlier-revision route's headers
+    // all the same (sendProblem writes them).
     assert.ok(shed.headers['x-request-id']);
     assert.equal(shed.headers['x-content-type-options'], 'nosniff');
+    assert.equal(shed.headers.vary, undefined);
+    assert.equal(legacy.statusCode, 503);
+    assert.match(String(legacy.headers.deprecation), /^@\d+$/);
+    assert.equal(legacy.headers.link, '</api/sort>; rel="successor-version"');
     assert.deepEqual(
       others.map((answer) => answer.statusCode),
       [200, 200, 200, 200],
@@ -374,7 +391,7 @@ describe('edge protection', () => {
     await sleep(100);
     assert.equal((await app.inject({ method: 'GET', url: '/api/isEven/2' })).statusCode, 200, 'served again once the load is gone');
     const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
-    assert.match(metrics, /^overload_refusals_total 2$/m);
+    assert.match(metrics, /^overload_refusals_total 3$/m);
     assert.match(metrics, /^overload_target_seconds 0\.02$/m);
     assert.match(metrics, /^overload_queue_delay_seconds \d/m);
   });

@@ -110,7 +110,7 @@ export const accessLog = fp<AccessLogOptions>(
       };
       app.serviceLog.info(line, 'client went away');
     });
-    app.addHook('onResponse', (request: FastifyRequest, reply, done) => {
+    app.addHook('onResponse', function logAnswer(request: FastifyRequest, reply, done) {
       const config = routeConfigOf(request);
       const route = config.url;
       const status = reply.statusCode;

@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import type { HttpMetrics } from './metrics.js';
 import { problemOf } from '../../operations/problem.js';
 import { sendProblem } from '../problem-responses.js';
+import { ownHooks } from '../protocol/route-config.js';
 
 /** What the process tells its probes and its streams: `ready` is cleared and `stopping` aborted when shutdown begins. */
 export interface Lifecycle {
@@ -45,9 +46,10 @@ export interface ProbeSources {
 
 /**
  * `/healthz` (alive), `/readyz` (ready for traffic; 503 from the start of shutdown) and `/metrics`
- * (Prometheus text). Kept out of the OpenAPI document, which describes the operations.
+ * (Prometheus text). Kept out of the OpenAPI document, which describes the operations. With
+ * `codesAnswers` (the app compresses answers), `/metrics` says `Vary: Accept-Encoding`.
  */
-export function registerProbes(app: FastifyInstance, sources: ProbeSources): void {
+export function registerProbes(app: FastifyInstance, sources: ProbeSources, codesAnswers = false): void {
   app.get('/healthz', { config: smallProbeConfig, schema: { hide: true, response: { 200: StatusSchema } } }, async () => ({ status: 'ok' }));
   app.get(
     '/readyz',
@@ -58,7 +60,7 @@ export function registerProbes(app: FastifyInstance, sources: ProbeSources): voi
     async (_request, reply) =>
       sources.ready() ? { status: 'ready' } : sendProblem(reply, problemOf(503, 'The service is shutting down and takes no new traffic')),
   );
-  app.get('/metrics', { config: probeConfig, schema: { hide: true } }, async (_request, reply) =>
+  app.get('/metrics', { ...ownHooks({ codedAnswers: codesAnswers }), config: probeConfig, schema: { hide: true } }, async (_request, reply) =>
     reply.type(sources.metrics.contentType).send(await sources.metrics.text()),
   );
 }

@@ -80,7 +80,7 @@ class RequestLogger implements FastifyBaseLogger {
  */
 export const requestLogger = fp<{ root: FastifyBaseLogger }>(
   async (app, { root }) => {
-    app.addHook('onRequest', (request, reply, done) => {
+    app.addHook('onRequest', function requestLogger(request, reply, done) {
       const logger = new RequestLogger(root, { requestId: request.id });
       request.log = logger;
       reply.log = logger;

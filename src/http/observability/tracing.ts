@@ -7,6 +7,7 @@ import { VERSION } from '../../version.js';
 import { withBindings } from './request-logger.js';
 import { routeDiagnostics } from './tracing-diagnostics.js';
 import { answeredWhole, whenResponseCloses } from '../protocol/connections.js';
+import { routeConfigOf } from '../protocol/route-config.js';
 import { tallied } from '../../engine/items.js';
 
 /**
@@ -84,7 +85,7 @@ export function startTracing(): Tracing {
       async (app) => {
         diagnostics.writeTo(app.serviceLog);
         app.decorateRequest('span', undefined);
-        app.addHook('onRequest', (request, reply, done) => {
+        app.addHook('onRequest', function startSpan(request, reply, done) {
           const method = KNOWN_METHODS.has(request.method) ? request.method : '_OTHER';
           // Named by its method until sampled, then by method and route: routeOptions is a new object at each read.
           const span = tracer.startSpan(method, { kind: SpanKind.SERVER }, propagation.extract(ROOT_CONTEXT, request.headers));
@@ -97,7 +98,8 @@ export function startTracing(): Tracing {
           if (span.isRecording()) {
             // The name and attributes come after the sampling decision, not before: a request that is not
             // sampled does not build them, and none of the samplers OTEL_TRACES_SAMPLER names reads them.
-            const { url: route, config, schema } = request.routeOptions;
+            const config = routeConfigOf(request);
+            const route = config.url;
             if (route !== undefined) span.updateName(`${method} ${route}`);
             const query = request.url.indexOf('?');
             span.setAttribute('http.request.method', method);
@@ -109,7 +111,8 @@ export function startTracing(): Tracing {
             span.setAttribute('client.address', request.ip);
             const userAgent = request.headers['user-agent'];
             if (userAgent !== undefined) span.setAttribute('user_agent.original', userAgent);
-            const operation = config.countsAs ?? schema?.operationId;
+            // The batch and the stream count none: their schema names the operation.
+            const operation = config.countsAs ?? request.routeOptions.schema?.operationId;
             if (operation !== undefined) span.setAttribute('json_utility.operation', operation);
             request.span = span;
             (reply.raw as TracedResponse)[TRACED] = request;

@@ -3,6 +3,7 @@ import { answerBatch, type BatchLimits } from '../../engine/batch.js';
 import { answerHeaders, codingHeaders, documentedRequest, jsonResponse, problemResponses } from './schemas.js';
 import { BatchAnswerSchema, BatchRequestSchema } from './batch-schemas.js';
 import type { Answering } from './routes.js';
+import { ownHooks } from '../protocol/route-config.js';
 import { DEFAULT_CONFIG } from '../../config.js';
 import { BODY_ERRORS } from '../../operations/define.js';
 import { ProblemError, type Problem } from '../../operations/problem.js';
@@ -32,6 +33,7 @@ export const batchRoute: FastifyPluginAsync<Answering & { readonly limits: Batch
   app.post(
     '/batch',
     {
+      ...ownHooks({ codedAnswers: answering.codesAnswers }),
       config: { memory: { perByte: COSTLIEST_BYTES_PER_BYTE }, ...documentedRequest({ body: BatchRequestSchema, headers: codingHeaders(true) }) },
       schema: {
         operationId: 'batch',

@@ -7,6 +7,7 @@ import { DEFAULT_PREFIX, TAGS } from '../../operations/index.js';
 import type { TSchema } from 'typebox';
 import { nameOf, namedSchemas } from './schemas.js';
 import { BATCH_SCHEMAS } from './batch-schemas.js';
+import { ownHooks, varyOnAcceptEncoding } from '../protocol/route-config.js';
 
 export const DOCS_PATH = `${DEFAULT_PREFIX}/docs`;
 
@@ -98,7 +99,8 @@ function nameSharedHeaders(document: Document): Document {
  * @fastify/swagger-ui, which serves all its assets itself (https://github.com/fastify/fastify-swagger-ui).
  * Register before the routes: @fastify/swagger collects them as they are added.
  */
-export async function registerOpenApi(app: FastifyInstance, prefix: string, securityHeaders: boolean): Promise<void> {
+export async function registerOpenApi(app: FastifyInstance, options: { prefix: string; securityHeaders: boolean; codesAnswers: boolean }): Promise<void> {
+  const { prefix, securityHeaders, codesAnswers } = options;
   const named = [...namedSchemas(), ...BATCH_SCHEMAS] as Array<TSchema & { 'x-examples'?: object }>;
   const requestExamples = new Map(named.flatMap((schema) => (schema['x-examples'] === undefined ? [] : [[nameOf(schema), schema['x-examples']] as const])));
   await app.register(swagger, {
@@ -129,7 +131,10 @@ export async function registerOpenApi(app: FastifyInstance, prefix: string, secu
   await app.register(async (docs) => {
     if (securityHeaders) {
       // helmet writes its headers on the raw response, which the reply's own CSP (the API's) would override.
-      docs.addHook('onRequest', (_request, reply, done) => (reply.removeHeader('content-security-policy'), done()));
+      docs.addHook('onRequest', function dropApiPolicy(_request, reply, done) {
+        reply.removeHeader('content-security-policy');
+        done();
+      });
       await docs.register(helmet, DOCS_HELMET_OPTIONS);
     }
     // One name for the document (docs/behaviour.md): the page loads `<prefix>/openapi.json`, and
@@ -138,11 +143,12 @@ export async function registerOpenApi(app: FastifyInstance, prefix: string, secu
     const initializer = `${prefix}/docs/static/swagger-initializer.js`;
     const ownCopy = `${prefix}/docs/json`;
     const documentUrl = `${prefix}/openapi.json`;
-    docs.addHook('onRequest', (request, reply, done) => {
+    docs.addHook('onRequest', function redirectOwnCopy(request, reply, done) {
       if (request.routeOptions.url === ownCopy) return void reply.redirect(documentUrl, 301);
       done();
     });
-    docs.addHook('onSend', (request, _reply, payload, done) => {
+    if (codesAnswers) docs.addHook('onRequest', varyOnAcceptEncoding);
+    docs.addHook('onSend', function pointAtDocument(request, _reply, payload, done) {
       if (request.routeOptions.url !== initializer || typeof payload !== 'string') return done(null, payload);
       done(null, payload.replace("url: resolveUrl('./json')", `url: ${JSON.stringify(documentUrl)}`));
     });
@@ -154,5 +160,5 @@ export async function registerOpenApi(app: FastifyInstance, prefix: string, secu
       theme: { title: 'JSON utility service: API reference' },
     });
   });
-  app.get(`${prefix}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
+  app.get(`${prefix}/openapi.json`, { ...ownHooks({ codedAnswers: codesAnswers }), schema: { hide: true } }, async () => app.swagger());
 }

@@ -18,12 +18,15 @@ import { problemOf } from '../../operations/problem.js';
 import { DEFAULT_CONFIG } from '../../config.js';
 import type { OffloadPool } from '../memory/offload-pool.js';
 import { runBody, runPathValue, type Outcome } from '../../engine/run.js';
+import { ownHooks } from '../protocol/route-config.js';
 
-/** What the routes answer with: the limits, and the worker threads for bodies over `offloadBodyBytes`. */
+/** What the routes answer with: the limits, the worker threads for bodies over `offloadBodyBytes`, and whether answers may be compressed. */
 export interface Answering {
   readonly limits: BatchLimits;
   readonly offloadBodyBytes: number;
   readonly pool: OffloadPool;
+  /** COMPRESS_MIN_BYTES is not off: the answers of a route whose config allows it may be coded, and say `Vary: Accept-Encoding`. */
+  readonly codesAnswers: boolean;
 }
 
 /**
@@ -70,6 +73,7 @@ export function postOperation(
   const headers = answerHeaders(large, schema.documentedHeaders);
   const options: RouteShorthandOptions = {
     ...(large ? serializeNatively : {}),
+    ...ownHooks({ headers: schema.headers, codedAnswers: answering.codesAnswers && large }),
     config: {
       memory: { perByte: operation.memory },
       countsAs: id,
@@ -93,18 +97,24 @@ export function postOperation(
   });
 }
 
-/** The current operations (docs/behaviour.md §2), under the prefix they are registered with: one POST each, and a GET where the table has a path form. */
+/** The current operations' POST routes (docs/behaviour.md §2), under the prefix they are registered with. */
 export const operationRoutes: FastifyPluginAsync<Answering> = async (app, answering) => {
+  for (const id of CURRENT_OPERATION_IDS) postOperation(app, id, answering, {});
+};
+
+/** The current operations' GET routes, where the table has a path form (`/api/isEven/{number}`): they take no body. */
+export const pathRoutes: FastifyPluginAsync<Answering> = async (app, answering) => {
   for (const id of CURRENT_OPERATION_IDS) {
     const operation = OPERATIONS[id] as Operation;
-    postOperation(app, id, answering, {});
     const byPath = operation.byPath;
     if (byPath === undefined) continue;
-    const headers = answerHeaders(operation.largeResult === true);
+    const large = operation.largeResult === true;
+    const headers = answerHeaders(large);
     app.withTypeProvider<TypeBoxTypeProvider>().get(
       `${operation.path}/:number`,
       {
-        config: { countsAs: id, ...(operation.largeResult === true ? {} : NEVER_CODED) },
+        ...ownHooks({ codedAnswers: answering.codesAnswers && large }),
+        config: { countsAs: id, ...(large ? {} : NEVER_CODED) },
         schema: {
           operationId: `${id}ByPath`,
           summary: byPath.summary,

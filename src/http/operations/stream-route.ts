@@ -8,6 +8,7 @@ import { LineAnswerer, type StreamLimits } from '../../engine/line-stream.js';
 import { answerHeaders, codingHeaders, documentedRequest, problemResponses, referTo } from './schemas.js';
 import { StreamAnswerLineSchema, StreamLineSchema } from './batch-schemas.js';
 import type { Answering } from './routes.js';
+import { ownHooks } from '../protocol/route-config.js';
 import { streamPeakBytes } from '../memory/estimates.js';
 import { exemptFromRequestTimeout } from '../protocol/request-timeout.js';
 import { FLUSH_EACH_WRITE } from '../protocol/answer-coding.js';
@@ -55,6 +56,7 @@ export const streamRoute: FastifyPluginAsync<Answering & { readonly limits: Stre
     scope.post(
       '/stream',
       {
+        ...ownHooks({ codedAnswers: answering.codesAnswers }),
         compress: FLUSH_EACH_WRITE,
         config: {
           memory: { fixedBytes: streamPeakBytes(limits.streamMaxLineBytes) },

@@ -4,6 +4,7 @@ import { problemOf } from '../../operations/problem.js';
 import { LIMIT_TEXTS } from '../../operations/limit-texts.js';
 import { sendProblem } from '../problem-responses.js';
 import { corsPreflight } from './response-headers.js';
+import { ownHooks } from './route-config.js';
 
 /** Path → the methods it is registered with and its routes' own headers (config.headers), filled by `onRoute` as routes are added. */
 export type RouteTable = Map<string, { readonly methods: Set<string>; headers?: Readonly<Record<string, string>> }>;
@@ -37,9 +38,10 @@ export function answerOtherMethods(app: FastifyInstance, table: RouteTable, scop
   for (const [url, { methods: registered, headers }] of [...table]) {
     const allowed = [...new Set([...registered, 'OPTIONS'])].sort();
     const allow = allowed.join(', ');
-    const config = headers === undefined ? {} : { headers };
+    // Each route its own array: a library may append to a route's hooks as it is added (@fastify/rate-limit).
+    const own = () => ownHooks({ headers, codedAnswers: false }).onRequest ?? [];
     if (!registered.has('OPTIONS')) {
-      scope.options(url, { schema: { hide: true }, config: { ...corsPreflight(allow), ...config } }, async (_request, reply) =>
+      scope.options(url, { onRequest: own(), schema: { hide: true }, config: corsPreflight(allow) }, async (_request, reply) =>
         reply.code(204).header('allow', allow).send(),
       );
     }
@@ -51,6 +53,6 @@ export function answerOtherMethods(app: FastifyInstance, table: RouteTable, scop
       reply.header('allow', allow);
       return sendProblem(reply, problemOf(405, LIMIT_TEXTS.methodNotAllowed(request.method, documented, allow)));
     };
-    scope.route({ method: others, url, schema: { hide: true }, config, onRequest: refuse, handler: refuse });
+    scope.route({ method: others, url, schema: { hide: true }, onRequest: [...own(), refuse], handler: refuse });
   }
 }

@@ -4,7 +4,7 @@ import type { FastifyRequest, preParsingHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { ProblemError } from '../../operations/problem.js';
 import { LIMIT_TEXTS } from '../../operations/limit-texts.js';
-import { addRouteHook } from './route-config.js';
+import { routeConfigOf } from './route-config.js';
 
 /** A content coding the service decodes in request bodies (RFC 9110 §8.4.1). */
 export interface RequestCoding {
@@ -144,36 +144,31 @@ export function decodedBody(raw: Readable, coding: RequestCoding, limit: number)
 }
 
 /**
- * The `content-coding` plugin: the body of a `POST` to a route is decoded when it comes with a
+ * The `content-coding` plugin: the body of a request is decoded when it comes with a
  * `Content-Encoding`: gzip, deflate, br, and zstd where this Node.js has it. `bodyLimit` and the
  * memory budget apply to the decoded bytes (http/memory/memory-admission.ts); a route with
  * `config.decodedBodyLimit` set to `Infinity` (the stream, whose lines have their own limit) has
- * none. A body in another coding gets 415, one that is not what its coding says 400.
+ * none. A body in another coding gets 415, one that is not what its coding says 400. Its hook is
+ * the context's where it is registered: app.ts registers it beside the routes that take a body,
+ * after the memory admission. A plain body costs a header lookup.
  *
  * @example
- * await app.register(contentCoding, { bodyLimit: 1024 * 1024 }); // after memory-admission
+ * await bodies.register(contentCoding, { bodyLimit: 1024 * 1024 }); // after memory-admission
  */
 export const contentCoding = fp<{ bodyLimit: number }>(
   async (app, { bodyLimit }) => {
     app.decorateRequest('bodyCoding', undefined);
-    // As a hook of each route that takes a POST, after the admission's (registered before this
-    // plugin, so its onRoute runs first): other requests, and 404s, do not run it at all. A plain
-    // body costs a header lookup.
-    app.addHook('onRoute', (route) => {
-      if (![route.method].flat().includes('POST')) return;
-      const decodedBodyLimit = route.config?.decodedBodyLimit ?? bodyLimit;
-      const decode: preParsingHookHandler = (request, _reply, payload, done) => {
-        if (request.headers['content-encoding'] === undefined) return done(null, payload);
-        let coding: RequestCoding | undefined;
-        try {
-          coding = bodyCodingOf(request);
-        } catch (error) {
-          return done(error as ProblemError);
-        }
-        done(null, coding === undefined ? payload : decodedBody(payload, coding, decodedBodyLimit));
-      };
-      addRouteHook(route, 'preParsing', decode);
-    });
+    const decode: preParsingHookHandler = (request, _reply, payload, done) => {
+      if (request.headers['content-encoding'] === undefined) return done(null, payload);
+      let coding: RequestCoding | undefined;
+      try {
+        coding = bodyCodingOf(request);
+      } catch (error) {
+        return done(error as ProblemError);
+      }
+      done(null, coding === undefined ? payload : decodedBody(payload, coding, routeConfigOf(request).decodedBodyLimit ?? bodyLimit));
+    };
+    app.addHook('preParsing', decode);
   },
   // After the admission, whose hook reserves the decoder's memory before this one starts it.
   { name: 'content-coding', fastify: '5.x', dependencies: ['memory-admission'] },

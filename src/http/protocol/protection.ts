@@ -23,7 +23,11 @@ const PRESSURE_SAMPLE_INTERVAL_MS = 50;
  * - load shedding on event-loop delay by @fastify/under-pressure
  *   (https://github.com/fastify/under-pressure), off by default.
  * Probes opt out of the last two with their route config. After `response-headers`: a 429 or a
- * 503 it answers carries the service's headers.
+ * 503 it answers carries the service's headers. The rate limit's hook is added to each route's own
+ * as the route is added, after those the route declares: a 429 carries `Vary` and a legacy route's
+ * headers too. Overload control and @fastify/under-pressure are app-wide hooks, which run before
+ * any route's own: their 503 carries no `Vary` (a problem is never coded), and a legacy route's
+ * headers because `sendProblem` writes them.
  *
  * @example
  * await app.register(protection, { rateLimitMax: 100, rateLimitWindowMs: 60_000, maxEventLoopDelayMs: 0 }); // after response-headers
@@ -47,7 +51,7 @@ export const protection = fp<ProtectionOptions>(
       });
     }
   },
-  // After the service's headers and the routes' Vary hook (route-config.ts), which a 429 or a 503 it answers then carries.
+  // After the service's headers, which a 429 or a 503 it answers then carries; route-config decorates what routeConfigOf fills.
   { name: 'protection', fastify: '5.x', dependencies: ['response-headers', 'route-config'], decorators: { fastify: ['memory', 'metrics'] } },
 );
 

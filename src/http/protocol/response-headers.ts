@@ -1,7 +1,6 @@
-import type { FastifyInstance, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import cors from '@fastify/cors';
 import fp from 'fastify-plugin';
-import { addRouteHook } from './route-config.js';
 
 /** The CORS origins a response names: any (`*`), a list, or none. */
 export type CorsOrigins = readonly string[] | 'off';
@@ -21,40 +20,29 @@ const PREFLIGHT_MAX_AGE_SECONDS = 600;
  * The `response-headers` plugin: the service's own response headers, set as the request arrives,
  * so that every answer has them, errors included: in one hook for every request, `x-request-id`,
  * `always` (security headers, fixed CORS headers) and `Connection: close` once shutdown has begun
- * (clients then reconnect elsewhere); in a hook of the route's own, the route's (`config.headers`).
- * `Vary: Accept-Encoding` comes from route-config.ts. Libraries add theirs: @fastify/cors with a list of
+ * (clients then reconnect elsewhere). A route's own headers and `Vary: Accept-Encoding` come from
+ * hooks in its options (route-config.ts: `ownHooks`). Libraries add theirs: @fastify/cors with a list of
  * origins, the docs page's helmet, @fastify/compress `Content-Encoding`; an answer its own
  * (`Allow`, `Retry-After`).
  *
  * @example
- * await app.register(responseHeaders, { always: API_HEADERS, shuttingDown: () => false }); // after connections and route-config
+ * await app.register(responseHeaders, { always: API_HEADERS, shuttingDown: () => false }); // after connections
  */
 export const responseHeaders = fp<ResponseHeaderOptions>(
   async (app, options) => {
     const { always, shuttingDown } = options;
     const { connections } = app;
-    app.addHook('onRequest', (request, reply, done) => {
+    app.addHook('onRequest', function serviceHeaders(request, reply, done) {
       reply.header('x-request-id', request.id);
       reply.headers(always);
       if (shuttingDown() || connections.isClosing()) reply.header('connection', 'close');
       done();
     });
-    // A route's own headers come from a hook of that route alone, the first of its own: after the
-    // ones above, before Vary (route-config.ts) and a 405's answer.
-    app.addHook('onRoute', (route) => {
-      const headers = route.config?.headers;
-      if (headers === undefined) return;
-      const routeHeaders: onRequestHookHandler = (_request, reply, done) => {
-        reply.headers(headers);
-        done();
-      };
-      addRouteHook(route, 'onRequest', routeHeaders, 'first');
-    });
   },
   {
     name: 'response-headers',
     fastify: '5.x',
-    dependencies: ['connections', 'route-config'],
+    dependencies: ['connections'],
     decorators: { fastify: ['connections'] },
   },
 );

@@ -1,41 +1,13 @@
-import type { FastifyRequest, onRequestHookHandler, preParsingHookHandler, preValidationHookHandler, RouteOptions } from 'fastify';
+import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
-
-/**
- * Routes rewritten as they are added (Fastify's `onRoute`): what a route's config declares
- * (decorations.ts), made into the route options and hooks that Fastify and its plugins read. A
- * step whose hook concerns some routes alone adds it to them with `addRouteHook`; hooks for every
- * request read a route's config through `routeConfigOf`; allowed-methods.ts records routes without
- * changing them.
- */
-
-interface RouteHooks {
-  onRequest: onRequestHookHandler;
-  preParsing: preParsingHookHandler;
-  preValidation: preValidationHookHandler;
-}
-
-/**
- * Adds `hook` to a route's own hooks of a step, in an `onRoute` hook: after those it has, or
- * before them with `first`. Route hooks run after the app's hooks of the same step.
- *
- * @example
- * app.addHook('onRoute', (route) => addRouteHook(route, 'preParsing', decode));
- */
-export function addRouteHook<Step extends keyof RouteHooks>(route: RouteOptions, step: Step, hook: RouteHooks[Step], place: 'first' | 'last' = 'last'): void {
-  const own = [route[step] ?? []].flat() as Array<RouteHooks[Step]>;
-  Object.assign(route, { [step]: place === 'first' ? [hook, ...own] : [...own, hook] });
-}
 
 /** A route's config as a request sees it: what decorations.ts declares, and Fastify's `url` and `method`. */
 export type RouteConfig = FastifyRequest['routeOptions']['config'];
 
 /**
- * The config of the request's route: `request.routeOptions` is a getter that builds a new object
- * of eleven fields at each read, so a hook of each route's own (route-config) reads it once for
- * the route and gives it to each of its requests; a request that has not run it (a 404, or one
- * answered by an earlier hook) reads it here. `url` is the route's pattern, undefined for a path
- * that is no route (a 404).
+ * The config of the request's route, read once a request: `request.routeOptions` is a getter that
+ * builds a new object of eleven fields at each read. `url` is the route's pattern, undefined for a
+ * path that is no route (a 404).
  *
  * @example
  * routeConfigOf(request).countsAs //=> 'isEven' on POST /api/isEven
@@ -44,42 +16,64 @@ export function routeConfigOf(request: FastifyRequest): RouteConfig {
   return (request.routeConfig ??= request.routeOptions.config);
 }
 
-// Every answer of a route that may code its answers says so, coded or not (RFC 9110 §12.5.5), after any Vary already set (CORS's Origin).
-const varyOnAcceptEncoding: onRequestHookHandler = (_request, reply, done) => {
+/**
+ * Every answer of a route that may code its answers says so, coded or not (RFC 9110 §12.5.5),
+ * after any Vary already set (CORS's Origin). For routes a library adds (the docs page's), as a
+ * hook of their context; others declare it in their options (`ownHooks`).
+ *
+ * @example
+ * docs.addHook('onRequest', varyOnAcceptEncoding); // answers say Vary: accept-encoding
+ */
+export const varyOnAcceptEncoding: onRequestHookHandler = (_request, reply, done) => {
   const vary = reply.getHeader('vary');
   reply.header('vary', vary === undefined ? 'accept-encoding' : `${String(vary)}, accept-encoding`);
   done();
 };
 
+/** What a route's own onRequest hooks depend on. */
+export interface OwnHooks {
+  /** Headers every answer of the route carries, its errors and a 405 included (its `config.headers`). */
+  readonly headers?: Readonly<Record<string, string>> | undefined;
+  /** True where the route's answers may be compressed: COMPRESS_MIN_BYTES is not off, and the route's config does not say `codedAnswers: false`. */
+  readonly codedAnswers: boolean;
+}
+
 /**
- * The `route-config` plugin. `config.codedAnswers: false` becomes @fastify/compress's route
- * option `compress: false` (answer-coding.ts, registered after this plugin, reads it), and the
- * routes whose GET or POST answers may be coded get a hook of their own that adds `Vary:
- * Accept-Encoding`: after the route's own onRequest hooks (a 405 answers before it, and goes
- * without) and before a rate limit's (protection.ts, registered after this plugin: a 429 carries it).
- * It decorates `request.routeConfig`, which the first hook of each route's own fills (`routeConfigOf`).
+ * A route's own onRequest hooks, for its options: its headers, then `Vary: Accept-Encoding` where
+ * its answers may be coded. They run after the app-wide onRequest hooks (not on an answer those
+ * give, a 503 of overload control, which `sendProblem` gives the route's headers) and before any
+ * a library adds to the route as it is added (@fastify/rate-limit: its 429 carries them).
  *
  * @example
- * await app.register(routeConfig, { codesAnswers: true }); // before response-headers, answer-coding and protection
+ * app.post('/api/sort', { ...ownHooks({ codedAnswers: true }), config }, handler); // answers say Vary: accept-encoding
  */
-export const routeConfig = fp<{ codesAnswers: boolean }>(
-  async (app, { codesAnswers }) => {
+export function ownHooks({ headers, codedAnswers }: OwnHooks): { onRequest?: onRequestHookHandler[] } {
+  const hooks: onRequestHookHandler[] = [];
+  if (headers !== undefined) {
+    const routeHeaders: onRequestHookHandler = (_request, reply, done) => {
+      reply.headers(headers);
+      done();
+    };
+    hooks.push(routeHeaders);
+  }
+  if (codedAnswers) hooks.push(varyOnAcceptEncoding);
+  return hooks.length === 0 ? {} : { onRequest: hooks };
+}
+
+/**
+ * The `route-config` plugin: a route's `config.codedAnswers: false` becomes @fastify/compress's
+ * route option `compress: false` (answer-coding.ts, registered after this plugin, reads it), as
+ * the route is added (Fastify's `onRoute`, which adds no hook). It decorates
+ * `request.routeConfig`, which `routeConfigOf` fills.
+ *
+ * @example
+ * await app.register(routeConfig); // before answer-coding
+ */
+export const routeConfig = fp(
+  async (app) => {
     app.decorateRequest('routeConfig', undefined);
     app.addHook('onRoute', (route) => {
-      // Fastify gives requests a copy of the route's config with its url and method: read through the first request.
-      let config: RouteConfig | undefined;
-      const knowConfig: onRequestHookHandler = (request, _reply, done) => {
-        request.routeConfig = config ??= request.routeOptions.config;
-        done();
-      };
-      addRouteHook(route, 'onRequest', knowConfig, 'first');
-      if (route.config?.codedAnswers === false) {
-        route.compress = false;
-        return;
-      }
-      // Preflights and 405s (OPTIONS, the other methods) answer with no body.
-      if (!codesAnswers || ![route.method].flat().some((method) => method === 'GET' || method === 'POST')) return;
-      addRouteHook(route, 'onRequest', varyOnAcceptEncoding);
+      if (route.config?.codedAnswers === false) route.compress = false;
     });
   },
   { name: 'route-config', fastify: '5.x' },
