@@ -29,7 +29,6 @@ export const UNIT: readonly string[] = [
   'test/http/queue-delay.test.ts',
   'test/http/request-durations.test.ts',
   'test/json-keys.test.ts',
-  'test/tick-shape.test.ts',
 ];
 
 /** Seconds each, beside the unit tier: the time and memory bounds, the HTTP tests over sockets. */

@@ -5,7 +5,6 @@ import { buildApp } from '../app.js';
 import { LISTENING } from './cluster-messages.js';
 import { announce, heapWarning, listenOrExit, serveAdmin } from './listen.js';
 import { drainAndExit, listenForStop } from './shutdown.js';
-import { holdTickObjectShape } from './tick-shape.js';
 
 /**
  * Serves in this process, alone or as one worker of a cluster, until a signal drains it (shutdown.ts).
@@ -15,7 +14,6 @@ import { holdTickObjectShape } from './tick-shape.js';
  */
 export async function serve(config: Config, workers: number): Promise<void> {
   const stopRequests = listenForStop();
-  holdTickObjectShape();
   // No tracing code is loaded unless the OpenTelemetry environment asks for traces.
   const tracing = tracingRequested(process.env) ? (await import('../http/observability/tracing.js')).startTracing() : undefined;
   const app = await buildApp(config, { tracing });
