@@ -53,6 +53,9 @@ export interface RssCase {
 
 export interface BenchReport {
   label: string;
+  /** The commit measured (`-dirty` when the tree had changes) and the command that ran; absent from reports made before them. */
+  commit?: string;
+  command?: string;
   startedAt: string;
   minutes: number;
   machine: { cpus: number; model: string; node: string; platform: string };
@@ -174,6 +177,7 @@ function ratio(
   scenario: string,
   target: TargetName,
   of: TargetName,
+  field: 'requestsPerSecond' | 'cpuMicrosPerRequest' = 'requestsPerSecond',
 ): { median: number; low: number; high: number; over: 'processes' | 'rounds' } {
   const chosen = cells.filter((c) => c.scenario === scenario);
   const processes = [...new Set(chosen.map((c) => c.process ?? 1))];
@@ -182,7 +186,7 @@ function ratio(
     over === 'processes'
       ? processes.map((p) => chosen.filter((c) => (c.process ?? 1) === p))
       : [...new Set(chosen.map((c) => c.round))].map((round) => chosen.filter((c) => c.round === round));
-  const rps = (group: readonly Cell[], name: TargetName) => mean(group.filter((c) => c.target === name).map((c) => c.requestsPerSecond));
+  const rps = (group: readonly Cell[], name: TargetName) => mean(group.filter((c) => c.target === name).map((c) => c[field] ?? NaN));
   const each = groups.map((group) => rps(group, target) / rps(group, of)).filter(Number.isFinite);
   return { median: median(each), low: Math.min(...each), high: Math.max(...each), over };
 }
@@ -194,6 +198,7 @@ export function markdownReport(report: BenchReport): string {
   const lines: string[] = [
     `# Benchmark: ${report.label}`,
     '',
+    ...(report.commit === undefined ? [] : [`At ${report.commit}: \`${report.command ?? 'npm run bench'}\`.`, '']),
     `${report.startedAt}, ${report.minutes} min. ${report.machine.cpus} CPUs (${report.machine.model}), Node ${report.machine.node}, ${report.machine.platform}.`,
     `Load: ${report.loadGenerator}; ${report.pinning}. ${processes} process${processes === 1 ? '' : 'es'} of each target, one after another, each after the mixed warm-up; ` +
       `in each, ${report.settings.rounds} round${report.settings.rounds === 1 ? '' : 's'} of ${report.settings.seconds} s per target and scenario, targets alternating; ${report.settings.connections} connections unless the scenario says otherwise.`,
@@ -257,6 +262,44 @@ export function markdownReport(report: BenchReport): string {
   lines.push(...manySection(report.many ?? []));
   lines.push(...clientBatchingSection(report.client ?? []));
   if (report.peakRss.length > 0) lines.push(...peakRssSection(report));
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The headline of a run, the table docs/performance.md shows (a plain `npm run bench` writes it
+ * there, bench/run.ts): per scenario the service's req/s, its ratio to bare Fastify's and
+ * Express's (the median over processes, and the lowest and highest), CPU a request beside the
+ * floors', and the CPU that logging every request and tracing add; then the largest bodies' RSS.
+ *
+ * @example
+ * headline(report, scenarios()) //=> '`npm run bench` at 6ac8f85, ...\n\n| Scenario | ...'
+ */
+export function headline(report: BenchReport, titles: ReadonlyArray<{ id: string; title: string }>): string {
+  const summaries = summarize(report.cells);
+  const of = (scenario: string, target: TargetName) => summaries.find((s) => s.scenario === scenario && s.target === target);
+  const spread = (r: { median: number; low: number; high: number }) => `${fixed(r.median, 2)} (${fixed(r.low, 2)}–${fixed(r.high, 2)})`;
+  const lines = [
+    `\`${report.command ?? 'npm run bench'}\` at ${report.commit ?? 'an unnamed commit'}, ${report.startedAt.slice(0, 10)}, Node ${report.machine.node}, ` +
+      `${report.machine.cpus} CPUs, ${report.loadGenerator.split(' ').slice(0, 2).join(' ')}, ${report.settings.processes ?? 1} processes a target ` +
+      `([bench/results/${report.label}.md](../bench/results/${report.label}.md)). CPU a request over the service's: logging every request, and tracing with every span exported or sampled out.`,
+    '',
+    '| Scenario | service req/s | × bare Fastify | × Express | CPU µs a request: service, Fastify, node:http | `ACCESS_LOG=all` | traced / sampled out |',
+    '| --- | ---: | --- | ---: | --- | ---: | --- |',
+  ];
+  for (const { id, title } of titles) {
+    const service = of(id, 'service');
+    if (service === undefined) continue;
+    const cpu = (target: TargetName) => fixed(of(id, target)?.cpuMicrosPerRequest ?? NaN, 1);
+    const overService = (target: TargetName) => fixed(ratio(report.cells, id, target, 'service', 'cpuMicrosPerRequest').median, 2);
+    lines.push(
+      `| ${id} ${title} | ${thousands(service.requestsPerSecond)} | ${spread(ratio(report.cells, id, 'service', 'fastify'))} | ` +
+        `${fixed(ratio(report.cells, id, 'service', 'express').median, 2)} | ${cpu('service')}, ${cpu('fastify')}, ${cpu('baseline')} | ` +
+        `${overService('service-logged')} | ${overService('service-traced')} / ${overService('service-unsampled')} |`,
+    );
+  }
+  if (report.peakRss.length > 0) {
+    lines.push('', `Peak RSS, the largest bodies, a fresh process each: ${report.peakRss.map((c) => `${c.name} ${c.peakMiB} MiB`).join('; ')}.`);
+  }
   return `${lines.join('\n')}\n`;
 }
 

@@ -36,7 +36,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { generateLoad, installed, steadyLoad, type LoadGenerator, type LoadResult } from './load.js';
 import { call, loadOf, mixedRequests, warmUp, WARM_UP_PASSES } from './warm-up.js';
-import { markdownReport, type BenchReport, type Cell, type RssCase, type ScalingRow, type SteadyCell } from './report.js';
+import { headline, markdownReport, type BenchReport, type Cell, type RssCase, type ScalingRow, type SteadyCell } from './report.js';
 import { manyOperations } from './many.js';
 import { clientBatching } from './client-batching.js';
 import { nestedDocument, scenarios, seededRandom, type Scenario } from './scenarios.js';
@@ -442,6 +442,8 @@ async function main(): Promise<void> {
 
     const report: BenchReport = {
       label: flags.label,
+      commit: commitMeasured(),
+      command: ['npm run bench', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(' '),
       startedAt: startedAt.toISOString(),
       minutes: Math.round((Date.now() - startedAt.getTime()) / 6000) / 10,
       machine: { cpus: cpus().length, model: cpus()[0]?.model ?? 'unknown', node: process.version, platform: `${process.platform} ${process.arch}` },
@@ -464,11 +466,37 @@ async function main(): Promise<void> {
     writeFileSync(join(flags.out, `${flags.label}.json`), `${JSON.stringify(report, null, 2)}\n`);
     writeFileSync(join(flags.out, `${flags.label}.md`), markdownReport(report));
     process.stdout.write(markdownReport(report));
+    // A plain `npm run bench`, every part at its defaults, is the one that writes the docs' headline.
+    if (process.argv.length === 2) writeHeadline(headline(report, scenarios()));
   } finally {
     for (const target of targets.values()) await target.stop();
     await receiver?.stop();
     rmSync(workDir, { recursive: true, force: true });
   }
+}
+
+/** The commit measured, `-dirty` when the tree had changes (other than results), as `git` names it. */
+function commitMeasured(): string {
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim();
+  try {
+    const changed = git('status', '--porcelain', '--', '.', ':!bench/results', ':!docs/performance.md') !== '';
+    return `${git('rev-parse', '--short', 'HEAD')}${changed ? '-dirty' : ''}`;
+  } catch {
+    return 'no git checkout';
+  }
+}
+
+const HEADLINE_DOC = join(root, 'docs/performance.md');
+const HEADLINE_START = '<!-- headline: `npm run bench` writes what follows, up to the end mark -->';
+const HEADLINE_END = '<!-- end of headline -->';
+
+/** Puts the run's headline between docs/performance.md's two marks. */
+function writeHeadline(table: string): void {
+  const doc = readFileSync(HEADLINE_DOC, 'utf8');
+  const start = doc.indexOf(HEADLINE_START);
+  const end = doc.indexOf(HEADLINE_END);
+  if (start < 0 || end < start) throw new Error(`docs/performance.md has lost its headline marks (${HEADLINE_START} … ${HEADLINE_END})`);
+  writeFileSync(HEADLINE_DOC, `${doc.slice(0, start + HEADLINE_START.length)}\n\n${table}\n${doc.slice(end)}`);
 }
 
 await main();

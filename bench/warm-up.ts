@@ -79,8 +79,7 @@ export interface WarmUp {
  * The mixed warm-up every target gets before it is measured: the mixed requests `passes` times one
  * at a time, then every scenario under load, `loads` times over. A process that has seen one kind
  * of request only measures faster than it will serve; one that has seen a few hundred requests one
- * at a time is still settling, and its first load under concurrency shows it
- * (bench/results/per-request/README.md, "Stop 46").
+ * at a time is still settling, and its first load under concurrency shows it.
  *
  * @example
  * await warmUp(target.base, { passes: WARM_UP_PASSES, loads: 3, generator: 'wrk', pin: [], workDir, connections: 50 })

@@ -3,7 +3,7 @@ import type { Aggregator, Metric } from 'prom-client';
 /**
  * `http_request_duration_seconds`, counted in cells and handed to prom-client as a metric of its
  * own. prom-client's Histogram resolves the labels at every `observe` (sort, hash, validate):
- * 1.74 µs a request with the counter, against 0.06 µs for the cells (docs/development.md). Its
+ * it costs a request many times what the cells do (`npm run bench:metrics` measures both). Its
  * public API has no way to give a histogram counts made elsewhere, so this file, and only this
  * file, builds the object its Registry and AggregatorRegistry read (what its Histogram's
  * `getForPromString` and `get` return). test/http/request-durations.test.ts compares the result
