@@ -23,7 +23,7 @@ declare module 'fastify' {
     memory?: RouteMemory;
     /** The single operation the route answers, for `/metrics` and the span (a batch or a stream counts each of its own). */
     countsAs?: OperationId;
-    /** What a 415 says on this route: which media type its body must have (memory-admission). */
+    /** What a 415 says on this route: which media type its body must have (problem-responses.ts). */
     mediaTypeProblem?: string;
     /** The most bytes a coded body of this route may decode to; `BODY_LIMIT` when not given (content-coding). */
     decodedBodyLimit?: number;
@@ -44,7 +44,7 @@ declare module 'fastify' {
     span: Span | undefined;
     /** The memory this request holds in the budget, from admission until its answer is written (memory-admission). */
     reservation: Reservation | undefined;
-    /** The operations a batch or a stream answered, by operation and status, for `/metrics` and the span (memory-admission decorates it). */
+    /** The operations a batch or a stream answered, by operation and status, for `/metrics` and the span (decorated by buildApp, src/app.ts). */
     operationTally: Tally | undefined;
     /** The body's coding once read (`bodyCodingOf`): null for none, the 415 problem for one not read (content-coding). */
     bodyCoding: RequestCoding | ProblemError | null | undefined;

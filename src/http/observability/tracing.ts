@@ -73,7 +73,7 @@ export function startTracing(): Tracing {
     // A context manager that carries nothing (NodeSDK's documented `contextManager` option): spans
     // are started with their parent given (the incoming traceparent) and nothing reads the active
     // context, while the default, AsyncLocalStorage's, would carry one through every promise and
-    // callback of every request (docs/performance.md, Tracing).
+    // callback of every request.
     sdk = new NodeSDK({ instrumentations: [], contextManager: new NoContext() });
   } finally {
     if (level !== undefined) process.env.OTEL_LOG_LEVEL = level;

@@ -12,7 +12,7 @@ const HAS_ZSTD = typeof zlib.createZstdCompress === 'function';
 export const ANSWER_CODINGS: readonly string[] = [...(HAS_ZSTD ? ['zstd'] : []), 'br', 'gzip', 'deflate'];
 
 // What one encoder holds at its peak, for the memory budget: measured with 40 encoders at once,
-// each given 3-4 MiB of a sorted answer (RSS over the count; docs/performance.md,
+// each given 3-4 MiB of a sorted answer (RSS over the count; bench/results/history-2026-11.md,
 // Earlier measurements): gzip and deflate 280-346 KiB, br at quality 4
 // (@fastify/compress's default) 3.9-6.4 MiB, zstd at its default level 3.3 MiB.
 const ENCODER_BYTES: Readonly<Record<string, number>> = { gzip: 384 * KIB, deflate: 384 * KIB, br: 8 * MIB, zstd: 4 * MIB };

@@ -21,7 +21,7 @@ const ZSTD_WINDOW_LOG_MAX = 23;
 
 const CODINGS: readonly RequestCoding[] = [
   // A 32 KiB window (RFC 1951 §2), zlib's inflate state and the output it holds: 133-387 KiB measured
-  // (docs/performance.md, Earlier measurements).
+  // (bench/results/history-2026-11.md, Earlier measurements).
   { name: 'gzip', decoderBytes: 384 * KIB, decoder: () => zlib.createGunzip() },
   // HTTP's "deflate" is the zlib format (RFC 9110 §8.4.1.2), not raw deflate.
   { name: 'deflate', decoderBytes: 384 * KIB, decoder: () => zlib.createInflate() },
