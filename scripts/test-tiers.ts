@@ -33,6 +33,7 @@ export const UNIT: readonly string[] = [
 
 /** Seconds each, beside the unit tier: the time and memory bounds, the HTTP tests over sockets. */
 export const QUICK: readonly string[] = [
+  'test/http/accept-queue.test.ts',
   'test/core/graphemes-exhaustive.test.ts',
   'test/core/sort-bounds.test.ts',
   'test/core/time-bounds.test.ts',

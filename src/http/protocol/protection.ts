@@ -3,12 +3,12 @@ import fp from 'fastify-plugin';
 import rateLimit from '@fastify/rate-limit';
 import underPressure from '@fastify/under-pressure';
 
-import type { Config } from '../../config.js';
+import { type Config, workerCount } from '../../config.js';
 import { ProblemError, problemOf } from '../../operations/problem.js';
 import { LIMIT_TEXTS } from '../../operations/limit-texts.js';
 import { sendProblem } from '../problem-responses.js';
 import { counterOf, gaugeOf } from '../observability/metrics.js';
-import { LoopDelay } from './queue-delay.js';
+import { AcceptQueue, LoopDelay } from './queue-delay.js';
 import { routeConfigOf } from './route-config.js';
 import { whenResponseCloses } from './connections.js';
 
@@ -55,7 +55,7 @@ export const protection = fp<ProtectionOptions>(
   { name: 'protection', fastify: '5.x', dependencies: ['response-headers', 'route-config'], decorators: { fastify: ['memory', 'metrics'] } },
 );
 
-type ProtectionOptions = Pick<Config, 'rateLimitMax' | 'rateLimitWindowMs' | 'maxEventLoopDelayMs' | 'overloadTargetMs' | 'offloadBodyBytes'>;
+type ProtectionOptions = Pick<Config, 'rateLimitMax' | 'rateLimitWindowMs' | 'maxEventLoopDelayMs' | 'overloadTargetMs' | 'offloadBodyBytes' | 'workers'>;
 
 const OVERLOAD_RETRY_AFTER_SECONDS = '1';
 // After a refusal, this long of waits over the target are refused at once.
@@ -92,28 +92,37 @@ class Overload {
 /**
  * Overload control: a request to an operation is answered 503 at once, before its body is read,
  * when the work it brings would wait longer than `targetMs` to start (queue-delay.ts), and has
- * for twice `targetMs` or refusals are recent (`Overload`): the event loop's delay, and for a body
- * the offload pool takes, the pool's wait too (the pool-bound requests admitted and not yet
- * answered, times the interval between the pool's completions). Probes, metrics and the docs
- * are never refused.
+ * for twice `targetMs` or refusals are recent (`Overload`): the event loop's delay plus, once the
+ * app listens, the wait of new connections in the kernel's accept queue; for a body the offload
+ * pool takes, the pool's wait too (the pool-bound requests admitted and not yet answered, times
+ * the interval between the pool's completions). Probes, metrics and the docs are never refused.
  */
-function shedPastTarget(app: FastifyInstance, targetMs: number, config: Pick<Config, 'offloadBodyBytes'>): onRequestHookHandler {
+function shedPastTarget(app: FastifyInstance, targetMs: number, config: Pick<Config, 'offloadBodyBytes' | 'workers'>): onRequestHookHandler {
   const loop = new LoopDelay();
+  let accept: AcceptQueue | undefined;
+  app.addHook('onListen', function watchAcceptQueue() {
+    accept ??= new AcceptQueue(app.server, workerCount(config));
+  });
+  // A connection waits to be accepted, then for the loop to read it.
+  const loopMs = (): number => loop.ms() + (accept?.ms() ?? 0);
   const pool = app.memory.pool;
   let pooled = 0;
   let refused = 0;
   const answered = (): void => void pooled--;
   // A large request is never refused for being slow alone (FEWEST_WAITING).
   const poolMs = (): number => (pooled > FEWEST_WAITING ? pooled * pool.intervalMs() : 0);
-  app.addHook('onClose', () => loop.close());
+  app.addHook('onClose', () => {
+    loop.close();
+    accept?.close();
+  });
   app.metrics.register(
     counterOf('overload_refusals_total', 'Requests refused with 503 because their work would have waited past OVERLOAD_TARGET_MS', () => refused),
   );
   app.metrics.register(
     gaugeOf(
       'overload_queue_delay_seconds',
-      "How long work admitted now would wait to start: the event loop's delay or the offload pool's wait, the longer (with WORKERS > 1, the longest worker's)",
-      () => Math.max(loop.ms(), poolMs()) / 1000,
+      "How long work admitted now would wait to start: the event loop's delay with new connections' wait to be accepted, or the offload pool's wait, the longer (with WORKERS > 1, the longest worker's)",
+      () => Math.max(loopMs(), poolMs()) / 1000,
       'max',
     ),
   );
@@ -130,7 +139,7 @@ function shedPastTarget(app: FastifyInstance, targetMs: number, config: Pick<Con
   const poolBound = new Overload(targetMs);
   return function shedPastTarget(request, reply, done) {
     const pooledBody = mayBePooled(request);
-    const admit = pooledBody ? poolBound.admits(Math.max(loop.ms(), poolMs())) : loopBound.admits(loop.ms());
+    const admit = pooledBody ? poolBound.admits(Math.max(loopMs(), poolMs())) : loopBound.admits(loopMs());
     if (admit) {
       if (pooledBody) {
         pooled++;

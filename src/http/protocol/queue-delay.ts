@@ -1,6 +1,9 @@
+import { closeSync, openSync, readSync } from 'node:fs';
+import type { Server } from 'node:net';
+
 /**
- * How long work admitted now would wait before it starts, measured in the two places where a
- * Node.js process's requests queue (protection.ts reads both):
+ * How long work admitted now would wait before it starts, measured in the three places where a
+ * Node.js process's requests queue (protection.ts reads them all):
  *
  * - `LoopDelay`, the event loop: a request's body is read and its answer computed in a later turn,
  *   after everything ready before it. A timer due every `TICK_MS` records how late it ran.
@@ -8,6 +11,8 @@
  *   wait there for a thread): the interval between completions while tasks waited. The requests
  *   admitted to it and not yet answered, times that interval, is how long a newcomer would wait:
  *   the queue's length over its rate (Little's law).
+ * - `AcceptQueue`, the listening socket's queue in the kernel, where new connections wait for the
+ *   loop to accept them, one a turn: its length times the time between two accepts.
  */
 
 const TICK_MS = 10;
@@ -80,5 +85,127 @@ export class CompletionInterval {
       }
       this.lastCompletion = now;
     };
+  }
+}
+
+// Read this often while the loop is busy and connections wait to be accepted, and this seldom
+// while none did: a read that finds few sockets walks the kernel's whole table of them, one among
+// many stops early (what each costs: docs/performance.md, "Past capacity").
+const ACCEPT_SAMPLE_MS = 10;
+const ACCEPT_QUIET_MS = 200;
+// Below this share of the loop busy, it returns to the kernel often enough that no connection waits long.
+const BUSY_UTILISATION = 0.9;
+const PROC_READ_BYTES = 16 * 1024;
+// The accept rate is averaged over this many ticks that found connections queued.
+const ACCEPT_TICKS = 10;
+
+/**
+ * How long a connection waits in the listening socket's accept queue, on Linux: libuv accepts one
+ * connection per turn of the event loop (libuv/libuv#3696), so past capacity new connections
+ * queue in the kernel, where no delay the process measures shows them. The queue's length is the
+ * listening socket's `rx_queue` in /proc/net/tcp or tcp6 (proc(5)), read while the loop is busy
+ * and followed between reads (what arrived at the last rate, less what the process accepted); its
+ * wait, that length times the time between two accepts (Little's law). 0 where there is no /proc.
+ */
+export class AcceptQueue {
+  private queued = 0;
+  private sampledAt = 0;
+  private arrivalsPerMs = 0;
+  private acceptedSince = 0;
+  // The last ticks that began with connections queued: how long each lasted and how many
+  // connections were accepted in it.
+  private readonly tickMs = Array<number>(ACCEPT_TICKS).fill(0);
+  private readonly acceptedIn = Array<number>(ACCEPT_TICKS).fill(0);
+  private next = 0;
+  private readonly timer: NodeJS.Timeout | undefined;
+  private readonly buffer = Buffer.alloc(PROC_READ_BYTES);
+  private fd = -1;
+
+  /**
+   * @example
+   * const queue = new AcceptQueue(server, 1); queue.ms() //=> 0 while connections are accepted at once
+   */
+  constructor(server: Server, workers: number) {
+    const address = server.address();
+    if (address === null || typeof address === 'string') return;
+    try {
+      this.fd = openSync(address.family === 'IPv6' ? '/proc/net/tcp6' : '/proc/net/tcp', 'r');
+    } catch {
+      return;
+    }
+    const port = `:${address.port.toString(16).toUpperCase().padStart(4, '0')}`;
+    // With WORKERS > 1 every worker accepts from the one socket, each at about this one's rate.
+    server.on('connection', () => void (this.acceptedSince += workers));
+    let lastTick = performance.now();
+    let acceptedAtTick = 0;
+    let lastUtilisation = performance.eventLoopUtilization();
+    let nextSample = 0;
+    this.timer = setInterval(() => {
+      const now = performance.now();
+      const utilisation = performance.eventLoopUtilization(lastUtilisation).utilization;
+      lastUtilisation = performance.eventLoopUtilization();
+      if (this.queued > 0) {
+        this.tickMs[this.next] = now - lastTick;
+        this.acceptedIn[this.next] = this.acceptedSince - acceptedAtTick;
+        this.next = (this.next + 1) % ACCEPT_TICKS;
+      }
+      lastTick = now;
+      acceptedAtTick = this.acceptedSince;
+      if (utilisation < BUSY_UTILISATION) {
+        this.queued = 0;
+        this.forgetRate();
+      } else if (now >= nextSample) {
+        const queued = this.read(port);
+        // What arrived since the last read: what is queued now, less what was then, plus what was accepted.
+        if (this.queued > 0 || queued > 0) this.arrivalsPerMs = Math.max(0, queued - this.queued + this.acceptedSince) / (now - this.sampledAt);
+        // Each queue is timed afresh: the last one's rate was another load's.
+        if (queued === 0) this.forgetRate();
+        this.queued = queued;
+        this.sampledAt = now;
+        this.acceptedSince = 0;
+        acceptedAtTick = 0;
+        nextSample = now + (queued > 0 ? ACCEPT_SAMPLE_MS : ACCEPT_QUIET_MS);
+      }
+    }, ACCEPT_SAMPLE_MS).unref();
+  }
+
+  /**
+   * How long a connection queued now would wait to be accepted, in milliseconds.
+   *
+   * @example
+   * queue.ms() //=> 120 with 100 connections queued and one accepted every 1.2 ms
+   */
+  ms(): number {
+    if (this.queued === 0) return 0;
+    const intervalMs = this.acceptIntervalMs();
+    const queued = this.queued + this.arrivalsPerMs * (performance.now() - this.sampledAt) - this.acceptedSince;
+    return Math.max(0, queued) * intervalMs;
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+    if (this.fd >= 0) closeSync(this.fd);
+    this.fd = -1;
+  }
+
+  private forgetRate(): void {
+    this.tickMs.fill(0);
+    this.acceptedIn.fill(0);
+  }
+
+  // The time between two accepts over the last ticks with a queue: their time over their accepts.
+  private acceptIntervalMs(): number {
+    const accepted = this.acceptedIn.reduce((sum, count) => sum + count, 0);
+    return accepted === 0 ? 0 : this.tickMs.reduce((sum, ms) => sum + ms, 0) / accepted;
+  }
+
+  // The listening socket's line comes first: the kernel lists listening sockets before the others.
+  private read(port: string): number {
+    const length = readSync(this.fd, this.buffer, 0, PROC_READ_BYTES, 0);
+    for (const line of this.buffer.toString('latin1', 0, length).split('\n')) {
+      const [, local, , state, queues] = line.trim().split(/\s+/);
+      if (state === '0A' && local?.endsWith(port) === true) return Number.parseInt(queues?.split(':')[1] ?? '0', 16);
+    }
+    return 0;
   }
 }
