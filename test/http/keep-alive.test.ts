@@ -36,12 +36,13 @@ const KINDS: ReadonlyArray<{ method: string; path: string; body?: Buffer; status
   { method: 'GET', path: '/api/isOdd/7', status: 200 },
 ];
 
-function send(agent: Agent, kind: (typeof KINDS)[number]): Promise<{ status: number } | { error: string }> {
+function send(agent: Agent, kind: (typeof KINDS)[number]): Promise<{ status: number; retryAfter?: string } | { error: string }> {
   return new Promise((resolve) => {
     const headers: Record<string, string | number> = kind.body === undefined ? {} : { 'content-type': 'application/json', 'content-length': kind.body.length };
     const req = request({ host: '127.0.0.1', port, method: kind.method, path: kind.path, agent, headers }, (response) => {
       response.resume();
-      response.on('end', () => resolve({ status: response.statusCode ?? 0 }));
+      const retryAfter = response.headers['retry-after'];
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, ...(retryAfter === undefined ? {} : { retryAfter }) }));
       response.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
     });
     req.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
@@ -56,6 +57,7 @@ test('a keep-alive client sending early-answered and normal requests, mixed, for
   const errors: string[] = [];
   const wrong: string[] = [];
   let sent = 0;
+  let refused = 0;
   await Promise.all(
     Array.from({ length: SOCKETS }, async (_, lane) => {
       for (let i = lane; Date.now() < deadline; i += 3) {
@@ -63,12 +65,16 @@ test('a keep-alive client sending early-answered and normal requests, mixed, for
         const outcome = await send(agent, kind);
         sent++;
         if ('error' in outcome) errors.push(`${kind.method} ${kind.path}: ${outcome.error}`);
+        // The client saturates the service from its own event loop, and the connections that early
+        // answers close are opened again at once: overload control may refuse some (503, Retry-After),
+        // an answer all the same, on a connection that must not be reset either.
+        else if (outcome.status === 503 && outcome.retryAfter === '1') refused++;
         else if (outcome.status !== kind.status) wrong.push(`${kind.method} ${kind.path}: ${outcome.status}, not ${kind.status}`);
       }
     }),
   );
-  t.diagnostic(`${sent} requests over ${SOCKETS} keep-alive sockets`);
+  t.diagnostic(`${sent} requests over ${SOCKETS} keep-alive sockets, ${refused} refused at capacity`);
   assert.deepEqual(errors, []);
   assert.deepEqual(wrong, []);
-  assert.ok(sent > 1_000, `${sent} requests`);
+  assert.ok(sent - refused > 1_000, `${sent} requests, ${refused} refused`);
 });
