@@ -150,6 +150,7 @@ function shedPastTarget(app: FastifyInstance, targetMs: number, config: Pick<Con
     const route = routeConfigOf(request);
     if (route.countsAs === undefined && route.memory === undefined) return done();
     refused++;
+    accept?.refused();
     reply.header('retry-after', OVERLOAD_RETRY_AFTER_SECONDS);
     sendProblem(reply, problemOf(503, LIMIT_TEXTS.overloadedNow));
   };

@@ -98,6 +98,7 @@ const BUSY_UTILISATION = 0.9;
 const PROC_READ_BYTES = 16 * 1024;
 // The accept rate is averaged over this many ticks that found connections queued.
 const ACCEPT_TICKS = 10;
+const BURST_SHARE = 0.5;
 
 /**
  * How long a connection waits in the listening socket's accept queue, on Linux: libuv accepts one
@@ -117,6 +118,9 @@ export class AcceptQueue {
   private readonly tickMs = Array<number>(ACCEPT_TICKS).fill(0);
   private readonly acceptedIn = Array<number>(ACCEPT_TICKS).fill(0);
   private next = 0;
+  // The time between two accepts in the last tick with a queue that refused nothing: one answer's.
+  private answerIntervalMs = 0;
+  private refusing = false;
   private readonly timer: NodeJS.Timeout | undefined;
   private readonly buffer = Buffer.alloc(PROC_READ_BYTES);
   private fd = -1;
@@ -145,10 +149,14 @@ export class AcceptQueue {
       const utilisation = performance.eventLoopUtilization(lastUtilisation).utilization;
       lastUtilisation = performance.eventLoopUtilization();
       if (this.queued > 0) {
+        const accepted = this.acceptedSince - acceptedAtTick;
         this.tickMs[this.next] = now - lastTick;
-        this.acceptedIn[this.next] = this.acceptedSince - acceptedAtTick;
+        this.acceptedIn[this.next] = accepted;
         this.next = (this.next + 1) % ACCEPT_TICKS;
+        // A tick that refused nothing accepted at the rate of answers.
+        if (!this.refusing && accepted > 0) this.answerIntervalMs = (now - lastTick) / accepted;
       }
+      this.refusing = false;
       lastTick = now;
       acceptedAtTick = this.acceptedSince;
       if (utilisation < BUSY_UTILISATION) {
@@ -177,9 +185,18 @@ export class AcceptQueue {
    */
   ms(): number {
     if (this.queued === 0) return 0;
+    // Connections that arrive at under half the rate the process answers them are a burst (many
+    // opened at once) that the queue drains even if every one is admitted: like CoDel, only a
+    // queue that does not drain is overload.
+    if (this.arrivalsPerMs * this.answerIntervalMs < BURST_SHARE) return 0;
     const intervalMs = this.acceptIntervalMs();
     const queued = this.queued + this.arrivalsPerMs * (performance.now() - this.sampledAt) - this.acceptedSince;
     return Math.max(0, queued) * intervalMs;
+  }
+
+  /** Tells the queue that a request was refused: this tick's accepts are no answers' rate. */
+  refused(): void {
+    this.refusing = true;
   }
 
   close(): void {
