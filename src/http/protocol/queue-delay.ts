@@ -106,7 +106,8 @@ const BURST_SHARE = 0.5;
  * queue in the kernel, where no delay the process measures shows them. The queue's length is the
  * listening socket's `rx_queue` in /proc/net/tcp or tcp6 (proc(5)), read while the loop is busy
  * and followed between reads (what arrived at the last rate, less what the process accepted); its
- * wait, that length times the time between two accepts (Little's law). 0 where there is no /proc.
+ * wait, that length times the time between two accepts (Little's law). 0 while connections arrive
+ * at under half the rate answers are made (a burst that drains), and where there is no /proc.
  */
 export class AcceptQueue {
   private queued = 0;
