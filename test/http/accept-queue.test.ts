@@ -1,6 +1,7 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import type { ServerResponse } from 'node:http';
 import { createServer, type Server, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { build } from './helper.js';
@@ -9,20 +10,28 @@ import { AcceptQueue } from '../../src/http/protocol/queue-delay.js';
 /**
  * A child process that opens `count` connections to `port`, one every `everyMs` (0: at once), each
  * sending `request` (if any), and prints each answer's status line (or the error) as one JSON
- * array when all are done.
+ * array when all are done, then how long each connection took from its opening to its close.
  */
-function connectMany(port: number, count: number, everyMs: number, request = ''): { statuses: Promise<string[]>; stop: () => void } {
+function connectMany(
+  port: number,
+  count: number,
+  everyMs: number,
+  request = '',
+): { statuses: Promise<string[]>; durations: Promise<number[]>; stop: () => void } {
   const script = `
     const net = require('node:net');
     const statuses = [];
+    const durations = [];
     const open = () => {
+      const openedAt = performance.now();
       const socket = net.connect(${port}, '127.0.0.1', () => socket.write(${JSON.stringify(request)}));
       let answer = '';
       socket.on('data', (chunk) => { answer += chunk; });
       socket.on('error', (error) => { answer = error.code; });
       socket.on('close', () => {
         statuses.push(answer.split('\\r\\n').find((line) => /^HTTP|retry-after/i.test(line)) ? answer.split('\\r\\n').filter((line) => /^HTTP|^retry-after/i.test(line)).join(' ') : answer);
-        if (statuses.length === ${count}) console.log(JSON.stringify(statuses));
+        durations.push(performance.now() - openedAt);
+        if (statuses.length === ${count}) console.log(JSON.stringify([statuses, durations]));
       });
       if (${JSON.stringify(request)} === '') setTimeout(() => socket.destroy(), 3000);
     };
@@ -36,8 +45,10 @@ function connectMany(port: number, count: number, everyMs: number, request = '')
   const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const statuses = new Promise<string[]>((resolve) => child.on('close', () => resolve(output === '' ? [] : (JSON.parse(output) as string[]))));
-  return { statuses, stop: () => child.kill() };
+  const results = new Promise<[string[], number[]]>((resolve) =>
+    child.on('close', () => resolve(output === '' ? [[], []] : (JSON.parse(output) as [string[], number[]]))),
+  );
+  return { statuses: results.then(([statuses]) => statuses), durations: results.then(([, durations]) => durations), stop: () => child.kill() };
 }
 
 /** Spends `ms` of the event loop on each connection it accepts: connections that come at once queue in the kernel. */
@@ -93,8 +104,8 @@ const ISEVEN = 'POST /api/isEven HTTP/1.1\r\nHost: x\r\nContent-Type: applicatio
 const REFUSED = 'HTTP/1.1 503 Service Unavailable retry-after: 1';
 
 /** The app, listening, spending 5 ms on each connection it accepts: 200 a second at most. */
-async function slowApp(t: TestContext): Promise<number> {
-  const app = await build(t, { overloadTargetMs: 20 });
+async function slowApp(t: TestContext, overloadTargetMs = 20): Promise<number> {
+  const app = await build(t, { overloadTargetMs });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   assert.ok(address !== null && typeof address !== 'string');
@@ -114,6 +125,32 @@ test(
     const answered = statuses.filter((status) => status === 'HTTP/1.1 200 OK').length;
     assert.equal(answered + refused, 300, statuses.filter((s) => !s.startsWith('HTTP/1.1 200') && s !== REFUSED).join(', '));
     assert.ok(refused > 0 && refused < 300, `${refused} of 300 refused`);
+  },
+);
+
+test(
+  'OVERLOAD_TARGET_MS: the accept queue is held to under a third of the target, so a refused connection has waited less than the target',
+  { skip: process.platform !== 'linux' },
+  async (t) => {
+    // 400 a second for 1.5 s against an app that spends 5 ms on each answer (a refusal costs far less),
+    // with a target of 60 ms: refusals hold the queue at 18 ms, that of four answers or so.
+    const app = await build(t, { overloadTargetMs: 60 });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const address = app.server.address();
+    assert.ok(address !== null && typeof address !== 'string');
+    app.server.on('request', (_request, response: ServerResponse) => {
+      response.on('finish', () => {
+        const until = performance.now() + (response.statusCode === 200 ? 5 : 0);
+        while (performance.now() < until);
+      });
+    });
+    const clients = connectMany(address.port, 600, 2.5, ISEVEN);
+    t.after(clients.stop);
+    const [statuses, durations] = await Promise.all([clients.statuses, clients.durations]);
+    const refusedMs = durations.filter((_, i) => statuses[i] === REFUSED).sort((a, b) => a - b);
+    assert.ok(refusedMs.length > 50, `${refusedMs.length} of 600 refused`);
+    const median = refusedMs[Math.floor(refusedMs.length / 2)] ?? Number.NaN;
+    assert.ok(median < 45, `refused after ${median.toFixed(1)} ms (median), three quarters of the target or more`);
   },
 );
 

@@ -64,6 +64,9 @@ const REFUSING_MS = 1_000;
 const SUSTAINED_TARGETS = 2;
 // Like CoDel's one packet, this many bodies waiting for the pool are no standing queue.
 const FEWEST_WAITING = 4;
+// A connection in the kernel's accept queue can be refused only once it has waited there, so that
+// queue is held to this share of the target: it is how long a refusal takes (15 ms of 50).
+const ACCEPT_TARGET_SHARE = 0.3;
 
 /**
  * When a wait over the target is overload: once it has lasted twice the target (a burst that a
@@ -93,9 +96,10 @@ class Overload {
  * Overload control: a request to an operation is answered 503 at once, before its body is read,
  * when the work it brings would wait longer than `targetMs` to start (queue-delay.ts), and has
  * for twice `targetMs` or refusals are recent (`Overload`): the event loop's delay plus, once the
- * app listens, the wait of new connections in the kernel's accept queue; for a body the offload
- * pool takes, the pool's wait too (the pool-bound requests admitted and not yet answered, times
- * the interval between the pool's completions). Probes, metrics and the docs are never refused.
+ * app listens, the wait of new connections in the kernel's accept queue, which is also held to
+ * `ACCEPT_TARGET_SHARE` of the target alone; for a body the offload pool takes, the pool's wait
+ * too (the pool-bound requests admitted and not yet answered, times the interval between the
+ * pool's completions). Probes, metrics and the docs are never refused.
  */
 function shedPastTarget(app: FastifyInstance, targetMs: number, config: Pick<Config, 'offloadBodyBytes' | 'workers'>): onRequestHookHandler {
   const loop = new LoopDelay();
@@ -105,6 +109,11 @@ function shedPastTarget(app: FastifyInstance, targetMs: number, config: Pick<Con
   });
   // A connection waits to be accepted, then for the loop to read it.
   const loopMs = (): number => loop.ms() + (accept?.ms() ?? 0);
+  // The wait judged against the target: the accept queue's counts as if the target were its share.
+  const judgedLoopMs = (): number => {
+    const acceptMs = accept?.ms() ?? 0;
+    return Math.max(loop.ms() + acceptMs, acceptMs / ACCEPT_TARGET_SHARE);
+  };
   const pool = app.memory.pool;
   let pooled = 0;
   let refused = 0;
@@ -139,7 +148,7 @@ function shedPastTarget(app: FastifyInstance, targetMs: number, config: Pick<Con
   const poolBound = new Overload(targetMs);
   return function shedPastTarget(request, reply, done) {
     const pooledBody = mayBePooled(request);
-    const admit = pooledBody ? poolBound.admits(Math.max(loopMs(), poolMs())) : loopBound.admits(loopMs());
+    const admit = pooledBody ? poolBound.admits(Math.max(judgedLoopMs(), poolMs())) : loopBound.admits(judgedLoopMs());
     if (admit) {
       if (pooledBody) {
         pooled++;
