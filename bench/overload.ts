@@ -6,8 +6,8 @@
  *   npm run bench:overload -- --targets service,service+off,service+pressure --scenarios sort --label library
  *
  * Each target process is started on CPU 1 and warmed with the bench's mixed traffic; its capacity C
- * for the scenario is measured with wrk (50 keep-alive connections, CPU 0; 2xx a second), in a process
- * of its own with overload control off. Then the generator
+ * for the scenario is measured with wrk (50 keep-alive connections, CPU 0; 2xx a second, the median
+ * of three 8 s runs), in a process of its own with overload control off. Then the generator
  * (bench/vendor/overload, Go's standard library, built once with `go build`; Debian's golang-go)
  * offers 0.25, 0.5, 0.8, 1, 2 and 5 C from CPU 0: arrivals at fixed times whatever the answers
  * do, a connection per caller, each caller closing it after a deadline of 1 s. After 5 C, 0.25 C
@@ -54,6 +54,7 @@ const WARM_UP_SECONDS = 3;
 // C is measured with overload control off: 50 connections that are answered a refusal at once
 // and send again are a retry storm, not the load the service can carry.
 const CAPACITY_CONNECTIONS = 50;
+const CAPACITY_RUNS = 3;
 
 interface OverloadScenario {
   readonly id: string;
@@ -220,7 +221,7 @@ function report(rows: readonly Row[], command: string): string {
   const lines = [
     `# Overload: callers with 1 s deadlines at fixed rates (${new Date().toISOString().slice(0, 10)}, ${commit}, Node.js ${process.version})`,
     '',
-    `\`${command}\`. The service on CPU 1, the load on CPU 0. C: wrk, ${CAPACITY_CONNECTIONS} keep-alive connections, 2xx a second, overload control off. Goodput: 2xx within the deadline, a second, and as a share of C.`,
+    `\`${command}\`. The service on CPU 1, the load on CPU 0. C: wrk, ${CAPACITY_CONNECTIONS} keep-alive connections, 2xx a second, the median of ${CAPACITY_RUNS} runs of 8 s, overload control off. Goodput: 2xx within the deadline, a second, and as a share of C.`,
     '',
     '| target | scenario | process | C /s | offered | goodput /s | of C | refused (p50 ms) | timeouts | errors | 2xx p50 / p99 ms | probe max ms (failed) | service CPU s | generator CPU s |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
@@ -249,14 +250,22 @@ function report(rows: readonly Row[], command: string): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** C: the target's answers a second under wrk, in a process of its own with overload control off. */
+/**
+ * C: the target's answers a second under wrk, in a process of its own with overload control off;
+ * the median of three runs, so that one run's JIT state or the machine's moment does not move what
+ * 0.8 C means (one run's C has differed from the hour before's by 18%).
+ */
 async function measureCapacity(target: TargetName, scenario: OverloadScenario, bodyFile: string, workDir: string): Promise<number> {
   const running = await startTarget(target, SERVER_PIN, workDir, { OVERLOAD_TARGET_MS: 'off' });
   try {
     await warmUp(running.base, { passes: 5, loads: 1, generator: 'wrk', pin: LOAD_PIN, workDir, connections: 50 });
     const load = { url: `${running.base}${scenario.path}`, method: 'POST' as const, bodyFile, connections: CAPACITY_CONNECTIONS, seconds: 8 };
-    const saturated = await generateLoad('wrk', load, LOAD_PIN, workDir);
-    return saturated.requestsPerSecond * (1 - saturated.non2xx / saturated.requests);
+    const runs: number[] = [];
+    for (let i = 0; i < CAPACITY_RUNS; i++) {
+      const saturated = await generateLoad('wrk', load, LOAD_PIN, workDir);
+      runs.push(saturated.requestsPerSecond * (1 - saturated.non2xx / saturated.requests));
+    }
+    return runs.sort((a, b) => a - b)[Math.floor(CAPACITY_RUNS / 2)] ?? Number.NaN;
   } finally {
     await running.stop();
   }

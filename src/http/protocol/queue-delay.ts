@@ -206,9 +206,11 @@ export class AcceptQueue {
     this.fd = -1;
   }
 
+  // The next queue's rates are its own: until its first tick the process answers, it counts 0.
   private forgetRate(): void {
     this.tickMs.fill(0);
     this.acceptedIn.fill(0);
+    this.answerIntervalMs = 0;
   }
 
   // The time between two accepts over the last ticks with a queue: their time over their accepts.
