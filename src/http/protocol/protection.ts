@@ -64,8 +64,9 @@ const REFUSING_MS = 1_000;
 const SUSTAINED_TARGETS = 2;
 // Like CoDel's one packet, this many bodies waiting for the pool are no standing queue.
 const FEWEST_WAITING = 4;
-// A connection in the kernel's accept queue can be refused only once it has waited there, so that
-// queue is held to this share of the target: it is how long a refusal takes (15 ms of 50).
+// A connection in the kernel's accept queue can be refused only once it has waited there, so a
+// queue that grows is held to this share of the target: it is how long a refusal takes (15 ms of
+// 50). One that drains by itself (below capacity, after a pause) is allowed the whole target.
 const ACCEPT_TARGET_SHARE = 0.3;
 
 /**
@@ -97,7 +98,7 @@ class Overload {
  * when the work it brings would wait longer than `targetMs` to start (queue-delay.ts), and has
  * for twice `targetMs` or refusals are recent (`Overload`): the event loop's delay plus, once the
  * app listens, the wait of new connections in the kernel's accept queue, which is also held to
- * `ACCEPT_TARGET_SHARE` of the target alone; for a body the offload pool takes, the pool's wait
+ * `ACCEPT_TARGET_SHARE` of the target alone while it grows; for a body the offload pool takes, the pool's wait
  * too (the pool-bound requests admitted and not yet answered, times the interval between the
  * pool's completions). Probes, metrics and the docs are never refused.
  */
@@ -109,10 +110,10 @@ function shedPastTarget(app: FastifyInstance, targetMs: number, config: Pick<Con
   });
   // A connection waits to be accepted, then for the loop to read it.
   const loopMs = (): number => loop.ms() + (accept?.ms() ?? 0);
-  // The wait judged against the target: the accept queue's counts as if the target were its share.
+  // The wait judged against the target: a growing accept queue's counts as if the target were its share.
   const judgedLoopMs = (): number => {
     const acceptMs = accept?.ms() ?? 0;
-    return Math.max(loop.ms() + acceptMs, acceptMs / ACCEPT_TARGET_SHARE);
+    return Math.max(loop.ms() + acceptMs, accept?.grows() === true ? acceptMs / ACCEPT_TARGET_SHARE : 0);
   };
   const pool = app.memory.pool;
   let pooled = 0;

@@ -195,6 +195,17 @@ export class AcceptQueue {
     return Math.max(0, queued) * intervalMs;
   }
 
+  /**
+   * Whether connections arrive faster than the process answers them, so that the queue grows
+   * whatever it admits; one that arrives slower drains by itself (a pause, then load below capacity).
+   *
+   * @example
+   * queue.grows() //=> true with 2,000 connections arriving a second and one answered every 1.2 ms
+   */
+  grows(): boolean {
+    return this.queued > 0 && this.arrivalsPerMs * this.answerIntervalMs >= 1;
+  }
+
   /** Tells the queue that a request was refused: this tick's accepts are no answers' rate. */
   refused(): void {
     this.refusing = true;
