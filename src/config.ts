@@ -218,7 +218,7 @@ export const SETTINGS = {
     default: 50,
     ...or('off', milliseconds(1, 10_000)),
     meaning:
-      'Overload control: a request to an operation whose work would wait longer than this to start (event-loop delay with the wait of new connections to be accepted, which alone may reach 0.3 of it, offload-pool queue) is refused at once, 503 with `Retry-After`, before its body is read; probes never are. `off`: every request is queued',
+      'Overload control: a request to an operation whose work would wait longer than this to start (event-loop delay with the wait of new connections to be accepted, which while it grows may reach only 0.3 of it, offload-pool queue) is refused at once, 503 with `Retry-After`, before its body is read; probes never are. `off`: every request is queued',
   }),
   maxEventLoopDelayMs: setting({
     env: 'MAX_EVENT_LOOP_DELAY_MS',
