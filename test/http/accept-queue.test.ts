@@ -84,10 +84,14 @@ test(
     t.after(clients.stop);
     let longestMs = 0;
     let queuedThen = 0;
+    let grew = false;
     for (let i = 0; i < 40; i++) {
       await sleep(20);
       if (queue.ms() > longestMs) [longestMs, queuedThen] = [queue.ms(), 300 - accepted.length];
+      grew ||= queue.grows();
     }
+    // Twice as many arrive as are accepted: a queue that grows whatever is admitted.
+    assert.ok(grew, 'seen to grow');
     // Some tens of connections, each accepted 5 ms after the one before, or later on a loaded machine.
     assert.ok(
       queuedThen >= 20 && longestMs >= 3 * queuedThen && longestMs <= 50 * queuedThen,
@@ -97,6 +101,7 @@ test(
     assert.equal(accepted.length, 300, 'all accepted in the end');
     await sleep(50);
     assert.equal(queue.ms(), 0, 'drained');
+    assert.equal(queue.grows(), false, 'drained, no longer growing');
   },
 );
 

@@ -97,10 +97,10 @@ class Overload {
  * Overload control: a request to an operation is answered 503 at once, before its body is read,
  * when the work it brings would wait longer than `targetMs` to start (queue-delay.ts), and has
  * for twice `targetMs` or refusals are recent (`Overload`): the event loop's delay plus, once the
- * app listens, the wait of new connections in the kernel's accept queue, which is also held to
- * `ACCEPT_TARGET_SHARE` of the target alone while it grows; for a body the offload pool takes, the pool's wait
- * too (the pool-bound requests admitted and not yet answered, times the interval between the
- * pool's completions). Probes, metrics and the docs are never refused.
+ * app listens, the wait of new connections in the kernel's accept queue, which while it grows is
+ * also held to `ACCEPT_TARGET_SHARE` of the target alone; for a body the offload pool takes, the
+ * pool's wait too (the pool-bound requests admitted and not yet answered, times the interval
+ * between the pool's completions). Probes, metrics and the docs are never refused.
  */
 function shedPastTarget(app: FastifyInstance, targetMs: number, config: Pick<Config, 'offloadBodyBytes' | 'workers'>): onRequestHookHandler {
   const loop = new LoopDelay();
