@@ -189,7 +189,7 @@ export class AcceptQueue {
     // Connections that arrive at under half the rate the process answers them are a burst (many
     // opened at once) that the queue drains even if every one is admitted: like CoDel, only a
     // queue that does not drain is overload.
-    if (this.arrivalsPerMs * this.answerIntervalMs < BURST_SHARE) return 0;
+    if (this.arrivalShare() < BURST_SHARE) return 0;
     const intervalMs = this.acceptIntervalMs();
     const queued = this.queued + this.arrivalsPerMs * (performance.now() - this.sampledAt) - this.acceptedSince;
     return Math.max(0, queued) * intervalMs;
@@ -203,7 +203,7 @@ export class AcceptQueue {
    * queue.grows() //=> true with 2,000 connections arriving a second and one answered every 1.2 ms
    */
   grows(): boolean {
-    return this.queued > 0 && this.arrivalsPerMs * this.answerIntervalMs >= 1;
+    return this.queued > 0 && this.arrivalShare() >= 1;
   }
 
   /** Tells the queue that a request was refused: this tick's accepts are no answers' rate. */
@@ -215,6 +215,11 @@ export class AcceptQueue {
     clearInterval(this.timer);
     if (this.fd >= 0) closeSync(this.fd);
     this.fd = -1;
+  }
+
+  // Connections arriving per connection answered: under 1 the queue drains whatever is admitted.
+  private arrivalShare(): number {
+    return this.arrivalsPerMs * this.answerIntervalMs;
   }
 
   // The next queue's rates are its own: until its first tick the process answers, it counts 0.
