@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { START_FLAGS, startFlagsOf } from '../scripts/start-flags.js';
 
 const root = new URL('..', import.meta.url).pathname;
 
@@ -27,28 +28,37 @@ export type TargetName = BaseTargetName | `${BaseTargetName}+${string}`;
 
 interface Target {
   readonly entry: string;
+  /** Node.js flags before the entry: the service's are `npm start`'s (a `-before` target's, its checkout's). */
+  readonly nodeFlags?: readonly string[];
   readonly env: Readonly<Record<string, string>>;
   readonly traced?: true;
   readonly before?: true;
 }
 
-/** Each target is its own process, started with plain `node` on a free port; a traced one exports its spans to the bench's OTLP receiver. */
+/** Each target is its own process, started with `node` (the service with `npm start`'s flags) on a free port; a traced one exports its spans to the bench's OTLP receiver. */
 const TARGETS: Record<BaseTargetName, Target> = {
   // The built service as `npm start` runs it: production defaults (LOG_LEVEL=info, ACCESS_LOG=minimal,
   // security headers, CORS, metrics, memory admission); only the drain delay is cut, so that it stops at once.
-  service: { entry: join(root, 'dist/main.js'), env: { WORKERS: '1', DRAIN_DELAY_MS: '0' } },
+  service: { entry: join(root, 'dist/main.js'), nodeFlags: START_FLAGS, env: { WORKERS: '1', DRAIN_DELAY_MS: '0' } },
   // Another build of the service, for an A/B in one run: the checkout named by BENCH_BEFORE (`npm run bench -- --before DIR`), built there.
-  'service-before': { entry: join(root, 'dist/main.js'), env: { WORKERS: '1', DRAIN_DELAY_MS: '0' }, before: true },
+  'service-before': { entry: join(root, 'dist/main.js'), nodeFlags: START_FLAGS, env: { WORKERS: '1', DRAIN_DELAY_MS: '0' }, before: true },
   // The same with every request logged, as before ACCESS_LOG existed.
-  'service-logged': { entry: join(root, 'dist/main.js'), env: { WORKERS: '1', DRAIN_DELAY_MS: '0', ACCESS_LOG: 'all' } },
+  'service-logged': { entry: join(root, 'dist/main.js'), nodeFlags: START_FLAGS, env: { WORKERS: '1', DRAIN_DELAY_MS: '0', ACCESS_LOG: 'all' } },
   // The service with OpenTelemetry tracing on, every request's span recorded and exported (OTLP/HTTP, the
   // SDK's default protobuf encoding and batching) to the receiver the bench starts (startReceiver).
-  'service-traced': { entry: join(root, 'dist/main.js'), env: { WORKERS: '1', DRAIN_DELAY_MS: '0' }, traced: true },
+  'service-traced': { entry: join(root, 'dist/main.js'), nodeFlags: START_FLAGS, env: { WORKERS: '1', DRAIN_DELAY_MS: '0' }, traced: true },
   // The same for the checkout named by BENCH_BEFORE: tracing's own A/B in one run.
-  'service-traced-before': { entry: join(root, 'dist/main.js'), env: { WORKERS: '1', DRAIN_DELAY_MS: '0' }, traced: true, before: true },
+  'service-traced-before': {
+    entry: join(root, 'dist/main.js'),
+    nodeFlags: START_FLAGS,
+    env: { WORKERS: '1', DRAIN_DELAY_MS: '0' },
+    traced: true,
+    before: true,
+  },
   // The same with every request sampled out (`always_off`): what tracing configured costs a request it does not record.
   'service-unsampled': {
     entry: join(root, 'dist/main.js'),
+    nodeFlags: START_FLAGS,
     env: { WORKERS: '1', DRAIN_DELAY_MS: '0', OTEL_TRACES_SAMPLER: 'always_off' },
     traced: true,
   },
@@ -105,9 +115,19 @@ export function targetOf(name: string): Target {
 export function entryOf(name: TargetName): string {
   const target = targetOf(name);
   if (target.before !== true) return target.entry;
+  return join(checkoutBefore(name), relative(root, target.entry));
+}
+
+function checkoutBefore(name: TargetName): string {
   const before = process.env.BENCH_BEFORE;
   if (before === undefined) throw new Error(`${name} runs another checkout's build: name it with --before DIR`);
-  return join(before, relative(root, target.entry));
+  return before;
+}
+
+/** The Node.js flags a target starts with: a `-before` target's are those of the checkout BENCH_BEFORE names. */
+function nodeFlagsOf(name: TargetName): readonly string[] {
+  const target = targetOf(name);
+  return target.before === true && target.nodeFlags !== undefined ? startFlagsOf(checkoutBefore(name)) : (target.nodeFlags ?? []);
 }
 
 export interface RunningTarget {
@@ -135,7 +155,11 @@ export async function startTarget(
     if (collector === undefined) throw new Error(`${name} exports spans: start the OTLP receiver first (startReceiver)`);
     tracing = { OTEL_EXPORTER_OTLP_ENDPOINT: collector };
   }
-  const started = await startProcess(name, pin, [process.execPath, ...nodeFlags, entryOf(name)], workDir, { ...target.env, ...tracing, ...env });
+  const started = await startProcess(name, pin, [process.execPath, ...nodeFlagsOf(name), ...nodeFlags, entryOf(name)], workDir, {
+    ...target.env,
+    ...tracing,
+    ...env,
+  });
   return { name, ...started };
 }
 

@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { START_FLAGS } from './start-flags.js';
 
 const { values } = parseArgs({
   options: { seconds: { type: 'string', default: '60' }, connections: { type: 'string', default: '64' }, workers: { type: 'string', default: '1' } },
@@ -37,7 +38,7 @@ async function main(): Promise<void> {
   await new Promise<void>((resolve, reject) =>
     spawn('npm', ['run', 'build'], { cwd: root, stdio: 'ignore' }).on('exit', (c) => (c === 0 ? resolve() : reject(new Error('build failed')))),
   );
-  const server = spawn(process.execPath, ['dist/main.js'], {
+  const server = spawn(process.execPath, [...START_FLAGS, 'dist/main.js'], {
     cwd: root,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', WORKERS: values.workers, DRAIN_DELAY_MS: '0' },
     stdio: ['ignore', 'pipe', 'inherit'],

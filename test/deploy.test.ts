@@ -7,6 +7,7 @@ import { parseAllDocuments } from 'yaml';
 import { SETTINGS, loadConfig } from '../src/config.js';
 import { build } from './http/helper.js';
 import { buildAdminApp } from '../src/http/observability/probes.js';
+import { START_FLAGS } from '../scripts/start-flags.js';
 
 // The settings of deploy/ against the service's own, with no container engine: these tests keep it
 // true to the service; test/deploy/ (npm run test:deploy) runs the image, the pod and the alerts.
@@ -158,7 +159,8 @@ describe('deploy/', () => {
     assert.equal([...dockerfile.matchAll(/^FROM /gm)].length, 2);
     assert.match(dockerfile, /npm prune --omit=dev/);
     assert.match(dockerfile, /^USER node$/m);
-    assert.match(dockerfile, /^CMD \["node", "dist\/main.js"\]$/m);
+    // The container runs the service as `npm start` does, with its Node.js flags.
+    assert.deepEqual(JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)?.[1] ?? 'null'), ['node', ...START_FLAGS, 'dist/main.js']);
     assert.equal(deployment.spec.template.spec.securityContext.runAsNonRoot, true);
   });
 

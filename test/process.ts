@@ -1,6 +1,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import type { TestContext } from 'node:test';
+import { START_FLAGS } from '../scripts/start-flags.js';
 import { duplicateKeys } from './json-keys.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
@@ -23,10 +24,14 @@ export interface RunningServer {
 }
 
 /**
- * Starts the real entry point (the built `dist/main.js`, or the node arguments in `entry`) on a free port and waits until it announces itself.
+ * Starts the real entry point (the built `dist/main.js` with `npm start`'s flags, or the node arguments in `entry`) on a free port and waits until it announces itself.
  * Whatever the test's outcome, the process group is killed when the test ends.
  */
-export async function startServer(t: TestContext, env: Record<string, string> = {}, entry: readonly string[] = [ENTRY]): Promise<RunningServer> {
+export async function startServer(
+  t: TestContext,
+  env: Record<string, string> = {},
+  entry: readonly string[] = [...START_FLAGS, ENTRY],
+): Promise<RunningServer> {
   const child = spawn(process.execPath, entry, {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
