@@ -35,33 +35,28 @@ interface Target {
   readonly before?: true;
 }
 
+/** The built service as `npm start` runs it (its flags), with the drain delay cut so that it stops at once, and `env` on top. */
+const service = (env: Readonly<Record<string, string>> = {}): Target => ({
+  entry: join(root, 'dist/main.js'),
+  nodeFlags: START_FLAGS,
+  env: { WORKERS: '1', DRAIN_DELAY_MS: '0', ...env },
+});
+
 /** Each target is its own process, started with `node` (the service with `npm start`'s flags) on a free port; a traced one exports its spans to the bench's OTLP receiver. */
 const TARGETS: Record<BaseTargetName, Target> = {
-  // The built service as `npm start` runs it: production defaults (LOG_LEVEL=info, ACCESS_LOG=minimal,
-  // security headers, CORS, metrics, memory admission); only the drain delay is cut, so that it stops at once.
-  service: { entry: join(root, 'dist/main.js'), nodeFlags: START_FLAGS, env: { WORKERS: '1', DRAIN_DELAY_MS: '0' } },
+  // Production defaults (LOG_LEVEL=info, ACCESS_LOG=minimal, security headers, CORS, metrics, memory admission).
+  service: service(),
   // Another build of the service, for an A/B in one run: the checkout named by BENCH_BEFORE (`npm run bench -- --before DIR`), built there.
-  'service-before': { entry: join(root, 'dist/main.js'), nodeFlags: START_FLAGS, env: { WORKERS: '1', DRAIN_DELAY_MS: '0' }, before: true },
+  'service-before': { ...service(), before: true },
   // The same with every request logged, as before ACCESS_LOG existed.
-  'service-logged': { entry: join(root, 'dist/main.js'), nodeFlags: START_FLAGS, env: { WORKERS: '1', DRAIN_DELAY_MS: '0', ACCESS_LOG: 'all' } },
+  'service-logged': service({ ACCESS_LOG: 'all' }),
   // The service with OpenTelemetry tracing on, every request's span recorded and exported (OTLP/HTTP, the
   // SDK's default protobuf encoding and batching) to the receiver the bench starts (startReceiver).
-  'service-traced': { entry: join(root, 'dist/main.js'), nodeFlags: START_FLAGS, env: { WORKERS: '1', DRAIN_DELAY_MS: '0' }, traced: true },
+  'service-traced': { ...service(), traced: true },
   // The same for the checkout named by BENCH_BEFORE: tracing's own A/B in one run.
-  'service-traced-before': {
-    entry: join(root, 'dist/main.js'),
-    nodeFlags: START_FLAGS,
-    env: { WORKERS: '1', DRAIN_DELAY_MS: '0' },
-    traced: true,
-    before: true,
-  },
+  'service-traced-before': { ...service(), traced: true, before: true },
   // The same with every request sampled out (`always_off`): what tracing configured costs a request it does not record.
-  'service-unsampled': {
-    entry: join(root, 'dist/main.js'),
-    nodeFlags: START_FLAGS,
-    env: { WORKERS: '1', DRAIN_DELAY_MS: '0', OTEL_TRACES_SAMPLER: 'always_off' },
-    traced: true,
-  },
+  'service-unsampled': { ...service({ OTEL_TRACES_SAMPLER: 'always_off' }), traced: true },
   baseline: { entry: join(root, 'bench/baseline/server.mjs'), env: {} },
   // The featured floor: the baseline plus what the service does per request by default (FEATURES picks the parts; `log` adds a line per request).
   'node-features': { entry: join(root, 'bench/node-http-features/server.mjs'), env: {} },
@@ -127,7 +122,7 @@ function checkoutBefore(name: TargetName): string {
 /** The Node.js flags a target starts with: a `-before` target's are those of the checkout BENCH_BEFORE names. */
 function nodeFlagsOf(name: TargetName): readonly string[] {
   const target = targetOf(name);
-  return target.before === true && target.nodeFlags !== undefined ? startFlagsOf(checkoutBefore(name)) : (target.nodeFlags ?? []);
+  return target.before === true ? startFlagsOf(checkoutBefore(name)) : (target.nodeFlags ?? []);
 }
 
 export interface RunningTarget {
