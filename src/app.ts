@@ -100,6 +100,8 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
   await app.register(requestLogger, { root: app.serviceLog });
   // Filled by the batch and stream routes, read when the answer ends (access-log, tracing): decorated before both.
   app.decorateRequest('operationTally', undefined);
+  // Set by the stream route (the drain) and protection (overload control), read by access-log.
+  app.decorateRequest('refusedOnPurpose', undefined);
   // Before any other hook, so that a request's span covers them all.
   if (options.tracing !== undefined) await app.register(options.tracing.requests);
   const lifecycle = createLifecycle();

@@ -50,8 +50,8 @@ declare module 'fastify' {
     bodyCoding: RequestCoding | ProblemError | null | undefined;
     /** What the answer's encoder will hold, from `Accept-Encoding`, once `answerEncoderBytes` has read it (answer-coding). */
     encoderBytes: number | undefined;
-    /** Set when the drain answers this request on purpose (a new stream refused with 503): logged as any answer, never at level error. */
-    refusedByDrain?: true;
+    /** Set when the service refuses this request on purpose (a new stream during the drain, overload control): logged as any answer, never at level error (decorated by buildApp). */
+    refusedOnPurpose: true | undefined;
   }
 
   interface FastifyInstance {

@@ -396,6 +396,42 @@ describe('edge protection', () => {
     assert.match(metrics, /^overload_queue_delay_seconds \d/m);
   });
 
+  test('a refusal past capacity is on purpose: no error line each, one warn line while refusing, counted in /metrics', async (t) => {
+    for (const [mode, expected] of [
+      ['minimal', []],
+      ['errors', [503, 30]],
+    ] as const) {
+      const lines: string[] = [];
+      const stream = new Writable({ write: (chunk, _encoding, done) => (lines.push(...String(chunk).split('\n').filter(Boolean)), done()) });
+      const app = await buildApp({ accessLog: { mode }, overloadTargetMs: 20 }, { logger: { level: 'info', stream } });
+      t.after(() => app.close());
+      const stop = blockEveryTurn(40);
+      await sleep(200);
+      assert.equal((await app.inject({ method: 'GET', url: '/api/isEven/2' })).statusCode, 200, 'the first wait over the target is admitted');
+      await sleep(100);
+      const refusals = [];
+      for (let i = 0; i < 3; i++) refusals.push((await app.inject({ method: 'GET', url: '/api/isEven/2' })).statusCode);
+      stop();
+      assert.deepEqual(refusals, [503, 503, 503], mode);
+      const entries = lines.map(
+        (line) => JSON.parse(line) as { msg: string; status?: number; level: number; refused?: number; refusedTotal?: number; targetMs?: number },
+      );
+      assert.deepEqual(
+        entries.filter((entry) => entry.msg === 'request' && entry.status === 503).map((entry) => [entry.status, entry.level]),
+        expected.length === 0 ? [] : [expected, expected, expected],
+        mode,
+      );
+      assert.equal(entries.filter((entry) => entry.level >= 50).length, 0, `${mode}: no line at level error`);
+      const refusing = entries.filter((entry) => entry.msg === 'refusing requests past capacity');
+      assert.deepEqual(
+        refusing.map(({ level, refused, refusedTotal, targetMs }) => ({ level, refused, refusedTotal, targetMs })),
+        [{ level: 40, refused: 1, refusedTotal: 1, targetMs: 20 }],
+        `${mode}: one line for the first refusal, none for the next two within 10 s`,
+      );
+      assert.match((await app.inject({ method: 'GET', url: '/metrics' })).body, /^overload_refusals_total 3$/m);
+    }
+  });
+
   test('OVERLOAD_TARGET_MS=off: the same overload is queued, never refused', async (t) => {
     const app = await build(t, { overloadTargetMs: 'off' });
     const stop = blockEveryTurn(40);

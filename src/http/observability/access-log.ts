@@ -85,7 +85,8 @@ export interface AccessLogOptions {
  * latency); some get an access-log line with its id, method, url, route, status and time: every
  * 5xx (level error) and every answer slower than `SLOW_REQUEST_MS` (level warn), whatever the
  * policy, and those `ACCESS_LOG` chooses (level info). A 5xx its route expects (`/readyz`'s 503
- * during a drain) is not a failure: it is logged as any other answer. A client that goes away
+ * during a drain) or refused on purpose (`refusedOnPurpose`: a drain's new stream, overload control)
+ * is not a failure: it is logged as any other answer. A client that goes away
  * before its answer is flushed (an aborted upload, its own timeout, a reset) is the client's
  * doing: one line at level info with the stage and the reason, no stack, counted in
  * `http_clients_gone_total`.
@@ -117,7 +118,7 @@ export const accessLog = fp<AccessLogOptions>(
       const milliseconds = reply.elapsedTime;
       metrics.observe(request.method, route, status, milliseconds / 1000);
       countOperations(request, config, status, metrics);
-      const failed = status >= 500 && config.expectedStatuses?.includes(status) !== true && request.refusedByDrain !== true;
+      const failed = status >= 500 && config.expectedStatuses?.includes(status) !== true && request.refusedOnPurpose !== true;
       const level = failed ? 'error' : milliseconds >= slowRequestMs ? 'warn' : chosen(status) ? 'info' : undefined;
       // The request's own logger: its id, and its trace while tracing is on (tracing.ts).
       if (level !== undefined) {

@@ -120,7 +120,7 @@ export const streamRoute: FastifyPluginAsync<Answering & { readonly limits: Stre
       },
       async (request, reply) => {
         if (answering.stopping.aborted) {
-          request.refusedByDrain = true;
+          request.refusedOnPurpose = true;
           reply.header('retry-after', String(SHUTDOWN_RETRY_AFTER_SECONDS));
           throw new ProblemError(503, LIMIT_TEXTS.shuttingDown);
         }

@@ -52,7 +52,7 @@ export const protection = fp<ProtectionOptions>(
     }
   },
   // After the service's headers, which a 429 or a 503 it answers then carries; route-config decorates what routeConfigOf fills.
-  { name: 'protection', fastify: '5.x', dependencies: ['response-headers', 'route-config'], decorators: { fastify: ['memory', 'metrics'] } },
+  { name: 'protection', fastify: '5.x', dependencies: ['response-headers', 'route-config'], decorators: { fastify: ['memory', 'metrics', 'serviceLog'] } },
 );
 
 type ProtectionOptions = Pick<Config, 'rateLimitMax' | 'rateLimitWindowMs' | 'maxEventLoopDelayMs' | 'overloadTargetMs' | 'offloadBodyBytes' | 'workers'>;
@@ -68,6 +68,9 @@ const FEWEST_WAITING = 4;
 // queue that grows is held to this share of the target: it is how long a refusal takes (15 ms of
 // 50). One that drains by itself (below capacity, after a pause) is allowed the whole target.
 const ACCEPT_TARGET_SHARE = 0.3;
+// While refusing, one log line this often at most: a line for each refusal would be thousands a
+// second past capacity, and writing one cost a fifth of what the refusal did (docs/performance.md).
+const REFUSING_LINE_MS = 10_000;
 
 /**
  * When a wait over the target is overload: once it has lasted twice the target (a burst that a
@@ -118,6 +121,8 @@ function shedPastTarget(app: FastifyInstance, targetMs: number, config: Pick<Con
   const pool = app.memory.pool;
   let pooled = 0;
   let refused = 0;
+  let refusedAtLine = 0;
+  let lineAt = Number.NEGATIVE_INFINITY;
   const answered = (): void => void pooled--;
   // A large request is never refused for being slow alone (FEWEST_WAITING).
   const poolMs = (): number => (pooled > FEWEST_WAITING ? pooled * pool.intervalMs() : 0);
@@ -161,6 +166,15 @@ function shedPastTarget(app: FastifyInstance, targetMs: number, config: Pick<Con
     if (route.countsAs === undefined && route.memory === undefined) return done();
     refused++;
     accept?.refused();
+    // Refused on purpose: counted in overload_refusals_total, and not logged as a failure each (access-log.ts).
+    request.refusedOnPurpose = true;
+    const now = performance.now();
+    if (now - lineAt >= REFUSING_LINE_MS) {
+      const queueDelayMs = Math.round(Math.max(loopMs(), pooledBody ? poolMs() : 0));
+      app.serviceLog.warn({ refused: refused - refusedAtLine, refusedTotal: refused, queueDelayMs, targetMs }, 'refusing requests past capacity');
+      lineAt = now;
+      refusedAtLine = refused;
+    }
     reply.header('retry-after', OVERLOAD_RETRY_AFTER_SECONDS);
     sendProblem(reply, problemOf(503, LIMIT_TEXTS.overloadedNow));
   };
