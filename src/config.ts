@@ -54,7 +54,7 @@ export const SETTINGS = {
       return n === undefined ? undefined : { mode: 'sample', every: n };
     }),
     meaning:
-      'Which requests get a log line (`requestId`, method, url, route, status, ms): every one, those answered 4xx or 5xx, one in N, or `minimal`: only those every mode logs, which are every 5xx (at level error) and every request slower than `SLOW_REQUEST_MS` (at level warn). Counts and latencies of all are in `/metrics`',
+      'Which requests get a log line (`requestId`, method, url, route, status, ms): every one, those answered 4xx or 5xx, one in N, or `minimal`: only those every mode logs, which are every 5xx (at level error) but the 503s the service answers on purpose (a drain, overload control) and every request slower than `SLOW_REQUEST_MS` (at level warn). Counts and latencies of all are in `/metrics`',
   }),
   slowRequestMs: setting({
     env: 'SLOW_REQUEST_MS',
