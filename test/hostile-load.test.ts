@@ -127,7 +127,7 @@ describe('hostile load within MEMORY_LIMIT', () => {
 
   for (const workers of (process.env.HOSTILE_WORKERS ?? '1,2').split(',').map(Number)) {
     test(`WORKERS=${workers}: RSS stays within the limit, probes and small requests are answered within 1 s, memory is given back`, async (t) => {
-      const server = await startServer(t, { MEMORY_LIMIT: '768MiB', WORKERS: String(workers), LOG_LEVEL: 'warn' }, [`${ROOT}dist/main.js`]);
+      const server = await startServer(t, { MEMORY_LIMIT: '768MiB', WORKERS: String(workers), LOG_LEVEL: 'warn' });
       const group = server.child.pid as number;
       // Where the processes start: with WORKERS=2 on Node 24, three idle processes are already near LIMIT / 2.
       const idle = groupRss(group);
@@ -224,7 +224,7 @@ describe('decompression bombs (docs/behaviour.md §3, BODY_LIMIT)', () => {
     ...(typeof zstdCompressSync === 'function' ? { zstd: zstdCompressSync(Buffer.alloc(64 * MIB, 0x20)) } : {}),
   });
   test('90 bombs of at most 64 KiB, each inflating to 64 MiB: each 413, never inflated past BODY_LIMIT: a few ms of CPU each, RSS bounded', async (t) => {
-    const server = await startServer(t, { BODY_LIMIT: '1048576', LOG_LEVEL: 'warn' }, [`${ROOT}dist/main.js`]);
+    const server = await startServer(t, { BODY_LIMIT: '1048576', LOG_LEVEL: 'warn' });
     const rssMiB = () => (Number(readFileSync(`/proc/${server.child.pid}/statm`, 'utf8').split(' ')[1]) * 4096) / MIB;
     const cpuMs = () => {
       const fields = readFileSync(`/proc/${server.child.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];

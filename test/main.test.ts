@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, type AddressInfo } from 'node:net';
-import { ENTRY, startServer } from './process.js';
+import { ENTRY, START_ARGS, startServer } from './process.js';
 
 /** Every line of standard output, each parsed as a JSON object (a line that is not one fails the test). */
 function jsonLines(output: string): Array<Record<string, unknown>> {
@@ -61,7 +61,7 @@ test('a busy port: one line naming the address and PORT on standard error, exit 
   t.after(() => holder.close());
   const port = (holder.address() as AddressInfo).port;
   for (const workers of ['1', '2']) {
-    const child = spawn(process.execPath, [ENTRY], {
+    const child = spawn(process.execPath, START_ARGS, {
       env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', WORKERS: workers },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

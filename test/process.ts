@@ -5,8 +5,10 @@ import { START_FLAGS } from '../scripts/start-flags.js';
 import { duplicateKeys } from './json-keys.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
-/** The built entry point, as `npm start` runs it. */
+/** The built entry point. */
 export const ENTRY = `${ROOT}dist/main.js`;
+/** Node's arguments as `npm start` gives them: its flags, then the entry point. */
+export const START_ARGS: readonly string[] = [...START_FLAGS, ENTRY];
 // Built (incrementally: a moment when nothing changed) before any test of this file starts one, so
 // that a test file run alone never runs a stale build; a process started from TypeScript through
 // tsx takes about 0.8 s longer to listen, which the suite's many processes add up.
@@ -27,11 +29,7 @@ export interface RunningServer {
  * Starts the real entry point (the built `dist/main.js` with `npm start`'s flags, or the node arguments in `entry`) on a free port and waits until it announces itself.
  * Whatever the test's outcome, the process group is killed when the test ends.
  */
-export async function startServer(
-  t: TestContext,
-  env: Record<string, string> = {},
-  entry: readonly string[] = [...START_FLAGS, ENTRY],
-): Promise<RunningServer> {
+export async function startServer(t: TestContext, env: Record<string, string> = {}, entry: readonly string[] = START_ARGS): Promise<RunningServer> {
   const child = spawn(process.execPath, entry, {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -7,7 +7,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
-import { ENTRY } from './process.js';
+import { START_ARGS } from './process.js';
 
 /**
  * Whatever standard output does, SIGTERM and SIGINT stop the service (issue: a reader gone made
@@ -68,7 +68,7 @@ async function startWith(t: TestContext, stdout: Stdout, workers: string): Promi
     fd = 'pipe';
   }
   const port = await freePort();
-  const child = spawn(process.execPath, [ENTRY], {
+  const child = spawn(process.execPath, START_ARGS, {
     env: {
       ...process.env,
       PORT: String(port),

@@ -28,7 +28,7 @@ before(async () => {
 });
 
 test('1 GiB of lines streams through a service with MEMORY_LIMIT=256MiB: every answer right, peak RSS within the limit', { timeout: 180_000 }, async (t) => {
-  const server = await startServer(t, { MEMORY_LIMIT: '256MiB', LOG_LEVEL: 'warn' }, [`${ROOT}dist/main.js`]);
+  const server = await startServer(t, { MEMORY_LIMIT: '256MiB', LOG_LEVEL: 'warn' });
   const pid = server.child.pid as number;
   const lines = [line(false), line(true)];
   const count = Math.ceil(TOTAL_BYTES / LINE_CHARS);

@@ -8,14 +8,14 @@ import { promisify } from 'node:util';
 import { ROOT_CONTEXT, context, createContextKey } from '@opentelemetry/api';
 import { NoContext } from '../src/http/observability/tracing.js';
 import { tracingRequested } from '../src/http/observability/tracing-requested.js';
-import { startServer } from './process.js';
+import { START_ARGS, startServer } from './process.js';
 import { silentServer } from './silent-server.js';
 
 // OpenTelemetry traces (docs/operations.md, Traces): the built service, started with the standard
 // OTEL_* environment, exports its spans over OTLP/HTTP to a receiver in this test.
 
 const ROOT = new URL('..', import.meta.url).pathname;
-const ENTRY = [`${ROOT}dist/main.js`];
+const ENTRY = START_ARGS;
 const REPORT_IMPORTS = ['--import', `${ROOT}test/fixtures/report-opentelemetry-imports.mjs`, ...ENTRY];
 
 interface Attribute {

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
 import { installed } from '../../bench/load.js';
+import { START_FLAGS } from '../../scripts/start-flags.js';
 import { freePort, ROOT, waitForHttp } from './tools.js';
 
 // A rolling restart behind a real load balancer loses no request: two instances behind haproxy,
@@ -25,7 +26,7 @@ interface Instance {
 }
 
 async function startInstance(t: TestContext, workers: string, port: number, adminPort: number): Promise<Instance> {
-  const child = spawn(process.execPath, [join(ROOT, 'dist/main.js')], {
+  const child = spawn(process.execPath, [...START_FLAGS, join(ROOT, 'dist/main.js')], {
     env: {
       ...process.env,
       HOST: '127.0.0.1',
