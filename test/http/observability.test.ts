@@ -396,6 +396,31 @@ describe('edge protection', () => {
     assert.match(metrics, /^overload_queue_delay_seconds \d/m);
   });
 
+  test('OVERLOAD_TARGET_MS: while refusing, a turn that has run past 0.3 of the target refuses the requests it reads', async (t) => {
+    const app = await build(t, { overloadTargetMs: 20 });
+    const stop = blockEveryTurn(40);
+    t.after(stop);
+    await sleep(200);
+    assert.equal((await app.inject({ method: 'GET', url: '/api/isEven/2' })).statusCode, 200, 'the first wait over the target is admitted');
+    await sleep(100);
+    assert.equal((await app.inject({ method: 'GET', url: '/api/isEven/2' })).statusCode, 503, 'overload: refusing');
+    stop();
+    // The loop on time again, refusals still recent (within a second): admitted.
+    await sleep(100);
+    assert.equal((await app.inject({ method: 'GET', url: '/api/isEven/2' })).statusCode, 200);
+    // One turn that has run 30 ms when it reads a request (as one that reads hundreds of connections
+    // accepted at once): that request has waited as long, past 0.3 of the target.
+    const until = Date.now() + 30;
+    while (Date.now() < until);
+    const inLongTurn = app.inject({ method: 'GET', url: '/api/isEven/2' });
+    assert.equal((await inLongTurn).statusCode, 503);
+    await sleep(1100);
+    assert.equal((await app.inject({ method: 'GET', url: '/api/isEven/2' })).statusCode, 200);
+    const later = Date.now() + 30;
+    while (Date.now() < later);
+    assert.equal((await app.inject({ method: 'GET', url: '/api/isEven/2' })).statusCode, 200, 'refusals no longer recent: one long turn is no overload');
+  });
+
   test('a refusal past capacity is on purpose: no error line each, one warn line while refusing, counted in /metrics', async (t) => {
     for (const [mode, expected] of [
       ['minimal', []],

@@ -42,6 +42,23 @@ test('LoopDelay: a loop late at every turn is delayed; one long turn is not', as
   delay.close();
 });
 
+test('LoopDelay: how late the next tick is while a turn runs, 0 once the timers have run', async () => {
+  const delay = new LoopDelay();
+  await sleep(30);
+  assert.ok(delay.overdueMs() < 10, `between turns: ${delay.overdueMs()}`);
+  // One turn of 70 ms, read at 30 and at 60 ms into it.
+  const start = performance.now();
+  const during: number[] = [];
+  for (let now = start; now - start < 70; now = performance.now()) {
+    if (during.length < 2 && now - start >= 30 * (during.length + 1)) during.push(delay.overdueMs());
+  }
+  const [early = 0, late = 0] = during;
+  assert.ok(early >= 10 && late >= early + 25, `grows with the turn: ${during.join(', ')}`);
+  await sleep(15);
+  assert.ok(delay.overdueMs() < 10, `after the turn: ${delay.overdueMs()}`);
+  delay.close();
+});
+
 /** This process's threads (Linux: /proc/self/task), each with its niceness. */
 function threadNiceness(): Map<string, number> {
   return new Map(

@@ -75,7 +75,8 @@ const REFUSING_LINE_MS = 10_000;
 /**
  * When a wait over the target is overload: once it has lasted twice the target (a burst that a
  * queue absorbs that soon is no overload: CoDel's interval, in short), or at once while refusals
- * are recent (the overload goes on).
+ * are recent (the overload goes on). While they are, `turnMs` counts as a wait too: the turn
+ * running now, which the waits measured between turns cannot see until it ends.
  */
 class Overload {
   private overSince = -1;
@@ -83,14 +84,15 @@ class Overload {
 
   constructor(private readonly targetMs: number) {}
 
-  admits(waitMs: number): boolean {
-    if (waitMs <= this.targetMs) {
+  admits(waitMs: number, turnMs: number): boolean {
+    const now = performance.now();
+    const refusing = now - this.lastRefusal <= REFUSING_MS;
+    if (waitMs <= this.targetMs && !(refusing && turnMs > this.targetMs)) {
       this.overSince = -1;
       return true;
     }
-    const now = performance.now();
     if (this.overSince < 0) this.overSince = now;
-    if (now - this.overSince < SUSTAINED_TARGETS * this.targetMs && now - this.lastRefusal > REFUSING_MS) return true;
+    if (now - this.overSince < SUSTAINED_TARGETS * this.targetMs && !refusing) return true;
     this.lastRefusal = now;
     return false;
   }
@@ -101,7 +103,8 @@ class Overload {
  * when the work it brings would wait longer than `targetMs` to start (queue-delay.ts), and has
  * for twice `targetMs` or refusals are recent (`Overload`): the event loop's delay plus, once the
  * app listens, the wait of new connections in the kernel's accept queue, which while it grows is
- * also held to `ACCEPT_TARGET_SHARE` of the target alone; for a body the offload pool takes, the
+ * also held to `ACCEPT_TARGET_SHARE` of the target alone, as is, while refusing, the turn running
+ * now (how late the loop's next tick already is); for a body the offload pool takes, the
  * pool's wait too (the pool-bound requests admitted and not yet answered, times the interval
  * between the pool's completions). Probes, metrics and the docs are never refused.
  */
@@ -118,6 +121,12 @@ function shedPastTarget(app: FastifyInstance, targetMs: number, config: Pick<Con
     const acceptMs = accept?.ms() ?? 0;
     return Math.max(loop.ms() + acceptMs, accept?.grows() === true ? acceptMs / ACCEPT_TARGET_SHARE : 0);
   };
+  // The turn running now, judged at the same share, while refusing: past capacity the loop accepts
+  // hundreds of connections at a time and reads them in one turn, whose requests have waited as
+  // long as it has run. Admitted by the delay of the turns before it, they made turns of 60-570 ms,
+  // in which the kernel's queue (511) filled and new callers' handshakes were dropped
+  // (docs/performance.md, "Past capacity"). Below capacity one long turn is no overload.
+  const turnMs = (): number => loop.overdueMs() / ACCEPT_TARGET_SHARE;
   const pool = app.memory.pool;
   let pooled = 0;
   let refused = 0;
@@ -154,7 +163,7 @@ function shedPastTarget(app: FastifyInstance, targetMs: number, config: Pick<Con
   const poolBound = new Overload(targetMs);
   return function shedPastTarget(request, reply, done) {
     const pooledBody = mayBePooled(request);
-    const admit = pooledBody ? poolBound.admits(Math.max(judgedLoopMs(), poolMs())) : loopBound.admits(judgedLoopMs());
+    const admit = pooledBody ? poolBound.admits(Math.max(judgedLoopMs(), poolMs()), turnMs()) : loopBound.admits(judgedLoopMs(), turnMs());
     if (admit) {
       if (pooledBody) {
         pooled++;

@@ -6,7 +6,8 @@ import type { Server } from 'node:net';
  * Node.js process's requests queue (protection.ts reads them all):
  *
  * - `LoopDelay`, the event loop: a request's body is read and its answer computed in a later turn,
- *   after everything ready before it. A timer due every `TICK_MS` records how late it ran.
+ *   after everything ready before it. A timer due every `TICK_MS` records how late it ran, and
+ *   how late it is while a turn still runs.
  * - `CompletionInterval`, a task queue's rate (the offload pool's: bodies over OFFLOAD_BODY_BYTES
  *   wait there for a thread): the interval between completions while tasks waited. The requests
  *   admitted to it and not yet answered, times that interval, is how long a newcomer would wait:
@@ -44,6 +45,18 @@ export class LoopDelay {
    */
   ms(): number {
     return Math.min(...this.late);
+  }
+
+  /**
+   * How long the tick now due has been overdue, in milliseconds: how long the turn running now has
+   * kept the loop from its timers. The least of the last turns cannot see this one until it ends,
+   * and a turn that reads hundreds of connections accepted at once runs that long before it does.
+   *
+   * @example
+   * loop.overdueMs() //=> 0 between turns; 30 while a turn that began 40 ms after the last tick goes on
+   */
+  overdueMs(): number {
+    return Math.max(0, performance.now() - this.lastTick - TICK_MS);
   }
 
   close(): void {
