@@ -121,11 +121,11 @@ function shedPastTarget(app: FastifyInstance, targetMs: number, config: Pick<Con
     const acceptMs = accept?.ms() ?? 0;
     return Math.max(loop.ms() + acceptMs, accept?.grows() === true ? acceptMs / ACCEPT_TARGET_SHARE : 0);
   };
-  // The turn running now, judged at the same share, while refusing: past capacity the loop accepts
-  // hundreds of connections at a time and reads them in one turn, whose requests have waited as
-  // long as it has run. Admitted by the delay of the turns before it, they made turns of 60-570 ms,
-  // in which the kernel's queue (511) filled and new callers' handshakes were dropped
-  // (docs/performance.md, "Past capacity"). Below capacity one long turn is no overload.
+  // The turn running now, judged at the same share, while refusing: past capacity one turn can read
+  // hundreds of requests, each of which has waited as long as the turn has run. Admitted by the
+  // delay of the turns before it, they made turns of 60-570 ms (683 admitted in one), in which the
+  // kernel's queue (511) filled and new callers' handshakes were dropped (docs/performance.md,
+  // "Past capacity"). Below capacity one long turn is no overload.
   const turnMs = (): number => loop.overdueMs() / ACCEPT_TARGET_SHARE;
   const pool = app.memory.pool;
   let pooled = 0;

@@ -50,7 +50,7 @@ export class LoopDelay {
   /**
    * How long the tick now due has been overdue, in milliseconds: how long the turn running now has
    * kept the loop from its timers. The least of the last turns cannot see this one until it ends,
-   * and a turn that reads hundreds of connections accepted at once runs that long before it does.
+   * and a turn that reads hundreds of requests runs long before it does.
    *
    * @example
    * loop.overdueMs() //=> 0 between turns; 30 while a turn that began 40 ms after the last tick goes on
