@@ -75,7 +75,7 @@ const REFUSING_LINE_MS = 10_000;
 /**
  * When a wait over the target is overload: once it has lasted twice the target (a burst that a
  * queue absorbs that soon is no overload: CoDel's interval, in short), or at once while refusals
- * are recent (the overload goes on). While they are, `turnMs` counts as a wait too: the turn
+ * are recent (the overload goes on). While they are, `turnMs()` counts as a wait too: the turn
  * running now, which the waits measured between turns cannot see until it ends.
  */
 class Overload {
@@ -84,10 +84,10 @@ class Overload {
 
   constructor(private readonly targetMs: number) {}
 
-  admits(waitMs: number, turnMs: number): boolean {
+  admits(waitMs: number, turnMs: () => number): boolean {
     const now = performance.now();
     const refusing = now - this.lastRefusal <= REFUSING_MS;
-    if (waitMs <= this.targetMs && !(refusing && turnMs > this.targetMs)) {
+    if (waitMs <= this.targetMs && !(refusing && turnMs() > this.targetMs)) {
       this.overSince = -1;
       return true;
     }
@@ -163,7 +163,7 @@ function shedPastTarget(app: FastifyInstance, targetMs: number, config: Pick<Con
   const poolBound = new Overload(targetMs);
   return function shedPastTarget(request, reply, done) {
     const pooledBody = mayBePooled(request);
-    const admit = pooledBody ? poolBound.admits(Math.max(judgedLoopMs(), poolMs()), turnMs()) : loopBound.admits(judgedLoopMs(), turnMs());
+    const admit = pooledBody ? poolBound.admits(Math.max(judgedLoopMs(), poolMs()), turnMs) : loopBound.admits(judgedLoopMs(), turnMs);
     if (admit) {
       if (pooledBody) {
         pooled++;
