@@ -408,8 +408,8 @@ describe('edge protection', () => {
     // The loop on time again, refusals still recent (within a second): admitted.
     await sleep(100);
     assert.equal((await app.inject({ method: 'GET', url: '/api/isEven/2' })).statusCode, 200);
-    // One turn that has run 30 ms when it reads a request (as one that reads hundreds of connections
-    // accepted at once): that request has waited as long, past 0.3 of the target.
+    // One turn that has run 30 ms when it reads a request (as one that reads hundreds of requests
+    // past capacity): that request has waited as long, past 0.3 of the target.
     const until = Date.now() + 30;
     while (Date.now() < until);
     const inLongTurn = app.inject({ method: 'GET', url: '/api/isEven/2' });
@@ -431,6 +431,7 @@ describe('edge protection', () => {
       const app = await buildApp({ accessLog: { mode }, overloadTargetMs: 20 }, { logger: { level: 'info', stream } });
       t.after(() => app.close());
       const stop = blockEveryTurn(40);
+      t.after(stop);
       await sleep(200);
       assert.equal((await app.inject({ method: 'GET', url: '/api/isEven/2' })).statusCode, 200, 'the first wait over the target is admitted');
       await sleep(100);
