@@ -34,7 +34,6 @@ const FRAMEWORK_PROBLEMS: Readonly<Record<string, readonly [number, string]>> = 
   FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, MEDIA_TYPE_TEXT],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'The Content-Length header does not match the body sent'],
   FST_ERR_BAD_URL: [400, BAD_URL_TEXT],
-  FST_UNDER_PRESSURE: [503, LIMIT_TEXTS.overloaded],
 };
 
 /** The limits an error text may name. */

@@ -334,17 +334,35 @@ describe('edge protection', () => {
   }
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-  test('MAX_EVENT_LOOP_DELAY_MS: an overloaded event loop sheds load with 503 and Retry-After; probes still answer', async (t) => {
-    const app = await build(t, { maxEventLoopDelayMs: 20, overloadTargetMs: 'off' });
+  test('MAX_EVENT_LOOP_DELAY_MS: an overloaded event loop sheds load with 503 and Retry-After, on purpose; probes still answer', async (t) => {
+    const lines: string[] = [];
+    const stream = new Writable({ write: (chunk, _encoding, done) => (lines.push(...String(chunk).split('\n').filter(Boolean)), done()) });
+    const app = await buildApp({ accessLog: { mode: 'errors' }, maxEventLoopDelayMs: 20, overloadTargetMs: 'off' }, { logger: { level: 'info', stream } });
+    t.after(() => app.close());
     const stop = blockEveryTurn(40);
+    t.after(stop);
     await sleep(400);
     const shed = await app.inject({ method: 'GET', url: '/api/isEven/2' });
+    const shedBody = await app.inject({ method: 'POST', url: '/api/sort', headers: { 'content-type': 'application/json' }, payload: '{"input":[2,1]}' });
     const probe = await app.inject({ method: 'GET', url: '/healthz' });
     stop();
     assertProblem(shed, 503, 'The service is overloaded (MAX_EVENT_LOOP_DELAY_MS); retry after the time in Retry-After');
     assert.equal(shed.headers['retry-after'], '5');
     assert.ok(shed.headers['x-request-id']);
+    assertProblem(shedBody, 503, 'The service is overloaded (MAX_EVENT_LOOP_DELAY_MS); retry after the time in Retry-After');
     assert.equal(probe.statusCode, 200);
+    // Logged as any answer (at info under ACCESS_LOG=errors), none at level error, and one line that says it sheds.
+    const entries = lines.map((line) => JSON.parse(line) as { msg: string; status?: number; level: number; refused?: number; maxEventLoopDelayMs?: number });
+    assert.deepEqual(
+      entries.filter((entry) => entry.msg === 'request' && entry.status === 503).map((entry) => entry.level),
+      [30, 30],
+    );
+    assert.equal(entries.filter((entry) => entry.level >= 50).length, 0, 'no line at level error');
+    const shedding = entries.filter((entry) => entry.msg === 'shedding load: the event loop is late past MAX_EVENT_LOOP_DELAY_MS');
+    assert.deepEqual(
+      shedding.map(({ level, refused, maxEventLoopDelayMs }) => ({ level, refused, maxEventLoopDelayMs })),
+      [{ level: 40, refused: 1, maxEventLoopDelayMs: 20 }],
+    );
     await sleep(300);
     assert.equal((await app.inject({ method: 'GET', url: '/api/isEven/2' })).statusCode, 200, 'served again once the load is gone');
   });

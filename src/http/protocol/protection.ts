@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import rateLimit from '@fastify/rate-limit';
 import underPressure from '@fastify/under-pressure';
@@ -43,11 +43,19 @@ export const protection = fp<ProtectionOptions>(
       });
     }
     if (config.maxEventLoopDelayMs > 0) {
+      const maxEventLoopDelayMs = config.maxEventLoopDelayMs;
+      const shed = new Refusals(app.serviceLog, 'shedding load: the event loop is late past MAX_EVENT_LOOP_DELAY_MS');
       await app.register(underPressure, {
-        maxEventLoopDelay: config.maxEventLoopDelayMs,
-        retryAfter: RETRY_AFTER_SECONDS,
+        maxEventLoopDelay: maxEventLoopDelayMs,
         sampleInterval: PRESSURE_SAMPLE_INTERVAL_MS,
         exposeStatusRoute: false,
+        // Its 503 is on purpose, as overload control's is: one warn line while shedding, not an
+        // error line each. The promise's rejection is the hook's error, which the error handler answers.
+        pressureHandler: async (request, _reply, _type, delayMs) => {
+          request.refusedOnPurpose = true;
+          shed.count(() => ({ eventLoopDelayMs: Math.round(delayMs ?? 0), maxEventLoopDelayMs }));
+          throw new ProblemError(503, LIMIT_TEXTS.overloaded, undefined, { 'retry-after': String(RETRY_AFTER_SECONDS) });
+        },
       });
     }
   },
@@ -71,6 +79,28 @@ const ACCEPT_TARGET_SHARE = 0.3;
 // While refusing, one log line this often at most: a line for each refusal would be thousands a
 // second past capacity, and writing one cost a fifth of what the refusal did (docs/performance.md).
 const REFUSING_LINE_MS = 10_000;
+
+/** Refusals on purpose, counted, and told in one warn line at most every `REFUSING_LINE_MS`. */
+class Refusals {
+  total = 0;
+  private totalAtLine = 0;
+  private lineAt = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    private readonly log: FastifyBaseLogger,
+    private readonly message: string,
+  ) {}
+
+  /** Counts one; `fields` are the line's own, read only when one is written. */
+  count(fields: () => Record<string, number>): void {
+    this.total++;
+    const now = performance.now();
+    if (now - this.lineAt < REFUSING_LINE_MS) return;
+    this.log.warn({ refused: this.total - this.totalAtLine, refusedTotal: this.total, ...fields() }, this.message);
+    this.lineAt = now;
+    this.totalAtLine = this.total;
+  }
+}
 
 /**
  * When a wait over the target is overload: once it has lasted twice the target (a burst that a
@@ -129,9 +159,7 @@ function shedPastTarget(app: FastifyInstance, targetMs: number, config: Pick<Con
   const turnMs = (): number => loop.overdueMs() / ACCEPT_TARGET_SHARE;
   const pool = app.memory.pool;
   let pooled = 0;
-  let refused = 0;
-  let refusedAtLine = 0;
-  let lineAt = Number.NEGATIVE_INFINITY;
+  const refused = new Refusals(app.serviceLog, 'refusing requests past capacity');
   const answered = (): void => void pooled--;
   // A large request is never refused for being slow alone (FEWEST_WAITING).
   const poolMs = (): number => (pooled > FEWEST_WAITING ? pooled * pool.intervalMs() : 0);
@@ -140,7 +168,7 @@ function shedPastTarget(app: FastifyInstance, targetMs: number, config: Pick<Con
     accept?.close();
   });
   app.metrics.register(
-    counterOf('overload_refusals_total', 'Requests refused with 503 because their work would have waited past OVERLOAD_TARGET_MS', () => refused),
+    counterOf('overload_refusals_total', 'Requests refused with 503 because their work would have waited past OVERLOAD_TARGET_MS', () => refused.total),
   );
   app.metrics.register(
     gaugeOf(
@@ -173,17 +201,10 @@ function shedPastTarget(app: FastifyInstance, targetMs: number, config: Pick<Con
     }
     const route = routeConfigOf(request);
     if (route.countsAs === undefined && route.memory === undefined) return done();
-    refused++;
     accept?.refused();
     // Refused on purpose: counted in overload_refusals_total, and not logged as a failure each (access-log.ts).
     request.refusedOnPurpose = true;
-    const now = performance.now();
-    if (now - lineAt >= REFUSING_LINE_MS) {
-      const queueDelayMs = Math.round(Math.max(loopMs(), pooledBody ? poolMs() : 0));
-      app.serviceLog.warn({ refused: refused - refusedAtLine, refusedTotal: refused, queueDelayMs, targetMs }, 'refusing requests past capacity');
-      lineAt = now;
-      refusedAtLine = refused;
-    }
+    refused.count(() => ({ queueDelayMs: Math.round(Math.max(loopMs(), pooledBody ? poolMs() : 0)), targetMs }));
     reply.header('retry-after', OVERLOAD_RETRY_AFTER_SECONDS);
     sendProblem(reply, problemOf(503, LIMIT_TEXTS.overloadedNow));
   };
