@@ -105,6 +105,40 @@ test(
   },
 );
 
+test(
+  "AcceptQueue: while every connection is refused the answers' rate is unknown, and a queue that stands is no burst",
+  { skip: process.platform !== 'linux' },
+  async (t) => {
+    const server = createServer();
+    const accepted: Socket[] = [];
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    assert.ok(address !== null && typeof address !== 'string');
+    const queue = new AcceptQueue(server, 1);
+    // Past capacity every tick refuses, so none measures the rate of answers.
+    server.on('connection', (socket) => {
+      accepted.push(socket);
+      queue.refused();
+    });
+    t.after(() => {
+      queue.close();
+      for (const socket of accepted) socket.destroy();
+      server.close();
+    });
+    slowToAccept(server, 5);
+    const clients = connectMany(address.port, 300, 2.5);
+    t.after(clients.stop);
+    let longestMs = 0;
+    let grew = false;
+    for (let i = 0; i < 40; i++) {
+      await sleep(20);
+      longestMs = Math.max(longestMs, queue.ms());
+      grew ||= queue.grows();
+    }
+    assert.ok(grew && longestMs > 0, `grew: ${grew}, longest wait ${longestMs} ms`);
+  },
+);
+
 const ISEVEN = 'POST /api/isEven HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 11\r\nConnection: close\r\n\r\n{"input":2}';
 const REFUSED = 'HTTP/1.1 503 Service Unavailable retry-after: 1';
 

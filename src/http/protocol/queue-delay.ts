@@ -231,11 +231,15 @@ export class AcceptQueue {
   }
 
   // Connections arriving per connection answered: under 1 the queue drains whatever is admitted.
+  // Unknown while no tick since the queue formed has gone without a refusal (past capacity every
+  // one refuses): 1, a queue that does not drain. Counted 0, it made the queue's wait 0, and once
+  // the queue had emptied the next overload was admitted whole: turns of 25-35 ms, one accept each,
+  // and the listen backlog full (docs/performance.md, "Past capacity").
   private arrivalShare(): number {
-    return this.arrivalsPerMs * this.answerIntervalMs;
+    return this.answerIntervalMs === 0 ? 1 : this.arrivalsPerMs * this.answerIntervalMs;
   }
 
-  // The next queue's rates are its own: until its first tick the process answers, it counts 0.
+  // The next queue's rates are its own: until its first tick, its wait counts 0.
   private forgetRate(): void {
     this.tickMs.fill(0);
     this.acceptedIn.fill(0);
