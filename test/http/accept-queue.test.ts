@@ -59,28 +59,34 @@ function slowToAccept(server: Server, ms: number): void {
   });
 }
 
+/** A bare server listening on a free port, its accepted sockets, and an AcceptQueue watching it; all closed after `t`. */
+async function watchedServer(t: TestContext): Promise<{ server: Server; accepted: Socket[]; queue: AcceptQueue; port: number }> {
+  const server = createServer();
+  const accepted: Socket[] = [];
+  server.on('connection', (socket) => accepted.push(socket));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  assert.ok(address !== null && typeof address !== 'string');
+  const queue = new AcceptQueue(server, 1);
+  t.after(() => {
+    queue.close();
+    for (const socket of accepted) socket.destroy();
+    server.close();
+  });
+  return { server, accepted, queue, port: address.port };
+}
+
 test(
   'AcceptQueue: connections the kernel holds while the loop accepts one a turn are seen, and their wait',
   { skip: process.platform !== 'linux' },
   async (t) => {
-    const server = createServer();
-    const accepted: Socket[] = [];
-    server.on('connection', (socket) => accepted.push(socket));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const address = server.address();
-    assert.ok(address !== null && typeof address !== 'string');
-    const queue = new AcceptQueue(server, 1);
-    t.after(() => {
-      queue.close();
-      for (const socket of accepted) socket.destroy();
-      server.close();
-    });
+    const { server, accepted, queue, port } = await watchedServer(t);
     await sleep(50);
     assert.equal(queue.ms(), 0, 'idle');
     // 5 ms a connection against one every 2.5 ms: the queue grows by 200 a second. It is read every
     // 200 ms while empty, every 10 ms while not. (A burst at once, which only drains, counts 0: below.)
     slowToAccept(server, 5);
-    const clients = connectMany(address.port, 300, 2.5);
+    const clients = connectMany(port, 300, 2.5);
     t.after(clients.stop);
     let longestMs = 0;
     let queuedThen = 0;
@@ -109,24 +115,11 @@ test(
   "AcceptQueue: while every connection is refused the answers' rate is unknown, and a queue that stands is no burst",
   { skip: process.platform !== 'linux' },
   async (t) => {
-    const server = createServer();
-    const accepted: Socket[] = [];
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const address = server.address();
-    assert.ok(address !== null && typeof address !== 'string');
-    const queue = new AcceptQueue(server, 1);
+    const { server, queue, port } = await watchedServer(t);
     // Past capacity every tick refuses, so none measures the rate of answers.
-    server.on('connection', (socket) => {
-      accepted.push(socket);
-      queue.refused();
-    });
-    t.after(() => {
-      queue.close();
-      for (const socket of accepted) socket.destroy();
-      server.close();
-    });
+    server.on('connection', () => queue.refused());
     slowToAccept(server, 5);
-    const clients = connectMany(address.port, 300, 2.5);
+    const clients = connectMany(port, 300, 2.5);
     t.after(clients.stop);
     let longestMs = 0;
     let grew = false;

@@ -43,7 +43,7 @@ export const protection = fp<ProtectionOptions>(
       });
     }
     if (config.maxEventLoopDelayMs > 0) {
-      const maxEventLoopDelayMs = config.maxEventLoopDelayMs;
+      const { maxEventLoopDelayMs } = config;
       const shed = new Refusals(app.serviceLog, 'shedding load: the event loop is late past MAX_EVENT_LOOP_DELAY_MS');
       await app.register(underPressure, {
         maxEventLoopDelay: maxEventLoopDelayMs,
