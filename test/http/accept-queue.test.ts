@@ -5,7 +5,7 @@ import type { ServerResponse } from 'node:http';
 import { createServer, type Server, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { build } from './helper.js';
-import { AcceptQueue } from '../../src/http/protocol/queue-delay.js';
+import { AcceptQueue, RequestTime } from '../../src/http/protocol/queue-delay.js';
 
 /**
  * A child process that opens `count` connections to `port`, one every `everyMs` (0: at once), each
@@ -59,21 +59,26 @@ function slowToAccept(server: Server, ms: number): void {
   });
 }
 
-/** A bare server listening on a free port, its accepted sockets, and an AcceptQueue watching it; all closed after `t`. */
-async function watchedServer(t: TestContext): Promise<{ server: Server; accepted: Socket[]; queue: AcceptQueue; port: number }> {
+/**
+ * A bare server listening on a free port, its accepted sockets, and an AcceptQueue watching it with
+ * the RequestTime it reads (no request is counted unless the test does); all closed after `t`.
+ */
+async function watchedServer(t: TestContext): Promise<{ server: Server; accepted: Socket[]; queue: AcceptQueue; requestTime: RequestTime; port: number }> {
   const server = createServer();
   const accepted: Socket[] = [];
   server.on('connection', (socket) => accepted.push(socket));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   assert.ok(address !== null && typeof address !== 'string');
-  const queue = new AcceptQueue(server, 1);
+  const requestTime = new RequestTime();
+  const queue = new AcceptQueue(server, 1, requestTime);
   t.after(() => {
     queue.close();
+    requestTime.close();
     for (const socket of accepted) socket.destroy();
     server.close();
   });
-  return { server, accepted, queue, port: address.port };
+  return { server, accepted, queue, requestTime, port: address.port };
 }
 
 test(
@@ -129,6 +134,81 @@ test(
       grew ||= queue.grows();
     }
     assert.ok(grew && longestMs > 0, `grew: ${grew}, longest wait ${longestMs} ms`);
+  },
+);
+
+test(
+  'AcceptQueue: a stall that slows the accepts is judged by the rate of answers remembered, no overload; one that lasts a second is',
+  { skip: process.platform !== 'linux' },
+  async (t) => {
+    const { server, accepted, queue, requestTime, port } = await watchedServer(t);
+    const start = performance.now();
+    // A connection a request, 0.5 ms of the loop each for three seconds (RequestTime's windows are
+    // seconds from its start), then 10 ms each: 200 arrive a second, 100 are accepted.
+    const stallAfterMs = 3_050;
+    server.on('connection', () => {
+      requestTime.admitted();
+      const until = performance.now() + (performance.now() - start < stallAfterMs ? 0.5 : 10);
+      while (performance.now() < until);
+    });
+    const clients = connectMany(port, 1200, 5);
+    t.after(clients.stop);
+    while (performance.now() - start < stallAfterMs + 50) await sleep(20);
+    assert.ok(requestTime.ms() >= 0.3 && requestTime.ms() < 5, `the loop's time a request before the stall: ${requestTime.ms()} ms`);
+    // Within the stall's first second: the queue grows at the stall's pace, but arrivals are about an
+    // eighth of the rate the loop answered at a second ago, so it drains once the stall ends.
+    let longestMs = 0;
+    let grew = false;
+    let mostQueued = 0;
+    while (performance.now() - start < stallAfterMs + 850) {
+      await sleep(20);
+      longestMs = Math.max(longestMs, queue.ms());
+      grew ||= queue.grows();
+      mostQueued = Math.max(mostQueued, Math.round((performance.now() - start - 100) / 5) - accepted.length);
+    }
+    assert.ok(mostQueued >= 15, `${mostQueued} connections queued at most during the stall`);
+    assert.deepEqual({ longestMs, grew }, { longestMs: 0, grew: false }, 'a stall of under a second');
+    // Two seconds on, the windows measure the stall's 10 ms a request: the queue grows.
+    while (performance.now() - start < stallAfterMs + 2_100) await sleep(20);
+    for (let i = 0; i < 20 && !grew; i++) {
+      await sleep(20);
+      grew = queue.grows() && queue.ms() > 0;
+    }
+    assert.ok(requestTime.ms() >= 5, `the loop's time a request once the stall has lasted: ${requestTime.ms()} ms`);
+    assert.ok(grew, 'a stall that lasts is a queue that grows');
+  },
+);
+
+test(
+  "AcceptQueue: at capacity its rate is the accepts', which traffic on kept-alive connections slows: a queue of new ones then grows",
+  { skip: process.platform !== 'linux' },
+  async (t) => {
+    const { queue, requestTime, port } = await watchedServer(t);
+    // Turns of 30 ms, each 30 requests of 1 ms on connections already open: the loop has no time to
+    // spare, and accepts one new connection a turn, 33 a second, against 50 arriving.
+    let kept = true;
+    const turn = (): void => {
+      for (let i = 0; i < 30; i++) {
+        requestTime.admitted();
+        const until = performance.now() + 1;
+        while (performance.now() < until);
+      }
+      if (kept) setImmediate(turn);
+    };
+    setImmediate(turn);
+    t.after(() => (kept = false));
+    const clients = connectMany(port, 150, 20);
+    t.after(clients.stop);
+    const start = performance.now();
+    while (performance.now() - start < 1_200) await sleep(20);
+    let grew = false;
+    while (!grew && performance.now() - start < 2_800) {
+      await sleep(20);
+      grew = queue.grows() && queue.ms() > 0;
+    }
+    kept = false;
+    assert.ok(requestTime.ms() > 0 && !requestTime.hadTimeToSpare(), `${requestTime.ms()} ms a request, no time to spare`);
+    assert.ok(grew, 'timed by the rate of answers alone, a connection a request, it would be a burst');
   },
 );
 

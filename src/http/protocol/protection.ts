@@ -8,7 +8,7 @@ import { ProblemError, problemOf } from '../../operations/problem.js';
 import { LIMIT_TEXTS } from '../../operations/limit-texts.js';
 import { sendProblem } from '../problem-responses.js';
 import { counterOf, gaugeOf } from '../observability/metrics.js';
-import { AcceptQueue, LoopDelay } from './queue-delay.js';
+import { AcceptQueue, LoopDelay, RequestTime } from './queue-delay.js';
 import { routeConfigOf } from './route-config.js';
 import { whenResponseCloses } from './connections.js';
 
@@ -140,9 +140,10 @@ class Overload {
  */
 function shedPastTarget(app: FastifyInstance, targetMs: number, config: Pick<Config, 'offloadBodyBytes' | 'workers'>): onRequestHookHandler {
   const loop = new LoopDelay();
+  const requestTime = new RequestTime();
   let accept: AcceptQueue | undefined;
   app.addHook('onListen', function watchAcceptQueue() {
-    accept ??= new AcceptQueue(app.server, workerCount(config));
+    accept ??= new AcceptQueue(app.server, workerCount(config), requestTime);
   });
   // A connection waits to be accepted, then for the loop to read it.
   const loopMs = (): number => loop.ms() + (accept?.ms() ?? 0);
@@ -165,6 +166,7 @@ function shedPastTarget(app: FastifyInstance, targetMs: number, config: Pick<Con
   const poolMs = (): number => (pooled > FEWEST_WAITING ? pooled * pool.intervalMs() : 0);
   app.addHook('onClose', () => {
     loop.close();
+    requestTime.close();
     accept?.close();
   });
   app.metrics.register(
@@ -193,6 +195,7 @@ function shedPastTarget(app: FastifyInstance, targetMs: number, config: Pick<Con
     const pooledBody = mayBePooled(request);
     const admit = pooledBody ? poolBound.admits(Math.max(judgedLoopMs(), poolMs()), turnMs) : loopBound.admits(judgedLoopMs(), turnMs);
     if (admit) {
+      requestTime.admitted();
       if (pooledBody) {
         pooled++;
         whenResponseCloses(reply.raw, answered);
@@ -201,6 +204,7 @@ function shedPastTarget(app: FastifyInstance, targetMs: number, config: Pick<Con
     }
     const route = routeConfigOf(request);
     if (route.countsAs === undefined && route.memory === undefined) return done();
+    requestTime.refused();
     accept?.refused();
     // Refused on purpose: counted in overload_refusals_total, and not logged as a failure each (access-log.ts).
     request.refusedOnPurpose = true;

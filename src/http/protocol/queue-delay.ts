@@ -13,7 +13,9 @@ import type { Server } from 'node:net';
  *   admitted to it and not yet answered, times that interval, is how long a newcomer would wait:
  *   the queue's length over its rate (Little's law).
  * - `AcceptQueue`, the listening socket's queue in the kernel, where new connections wait for the
- *   loop to accept them, one a turn: its length times the time between two accepts.
+ *   loop to accept them, one a turn: its length times the time between two accepts. Whether it
+ *   grows: connections' arrivals against the rate of accepts, or, while the loop has had time to
+ *   spare, against `RequestTime`, the rate it answers requests at.
  */
 
 const TICK_MS = 10;
@@ -101,6 +103,70 @@ export class CompletionInterval {
   }
 }
 
+// The loop's time a request is measured over windows this long, each with at least this many requests:
+// long enough that a stall of a few hundred milliseconds (a collection's helper threads on the same
+// CPU, the machine's) is a part of one, not the whole.
+const REQUEST_WINDOW_MS = 1_000;
+const FEWEST_REQUESTS = 50;
+// A loop busy under this share of a window had time to spare: it was below its capacity.
+const SPARE_UTILISATION = 0.95;
+
+/**
+ * The event loop's busy time a request, in milliseconds, over the last window of
+ * `REQUEST_WINDOW_MS` that refused none and admitted at least `FEWEST_REQUESTS` (0 until one has),
+ * and whether the last window left the loop time to spare. Past capacity every window refuses, and
+ * refusals are cheap (they would make requests look cheap), so the figure from before is kept.
+ *
+ * @example
+ * const time = new RequestTime(); time.admitted(); // for each request admitted
+ * time.ms() //=> 0.9 once a second of batches of 1,000 operations has been admitted whole
+ */
+export class RequestTime {
+  private requestMs = 0;
+  private spare = false;
+  private admittedCount = 0;
+  private refusedAny = false;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor() {
+    let busy = performance.eventLoopUtilization();
+    let admittedThen = 0;
+    this.timer = setInterval(() => {
+      const window = performance.eventLoopUtilization(busy);
+      busy = performance.eventLoopUtilization();
+      const admitted = this.admittedCount - admittedThen;
+      if (!this.refusedAny && admitted >= FEWEST_REQUESTS) this.requestMs = window.active / admitted;
+      this.spare = window.utilization < SPARE_UTILISATION;
+      admittedThen = this.admittedCount;
+      this.refusedAny = false;
+    }, REQUEST_WINDOW_MS).unref();
+  }
+
+  /** The loop's time a request, in milliseconds; 0 while unknown. */
+  ms(): number {
+    return this.requestMs;
+  }
+
+  /** Whether the loop was busy under `SPARE_UTILISATION` of the last window: below its capacity. */
+  hadTimeToSpare(): boolean {
+    return this.spare;
+  }
+
+  /** Counts a request admitted. */
+  admitted(): void {
+    this.admittedCount++;
+  }
+
+  /** Tells that a request was refused: this window's time is no request's. */
+  refused(): void {
+    this.refusedAny = true;
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+  }
+}
+
 // Read this often while the loop is busy and connections wait to be accepted, and this seldom
 // while none did: a read that finds few sockets walks the kernel's whole table of them, one among
 // many stops early (what each costs: docs/performance.md, "Past capacity").
@@ -141,9 +207,13 @@ export class AcceptQueue {
 
   /**
    * @example
-   * const queue = new AcceptQueue(server, 1); queue.ms() //=> 0 while connections are accepted at once
+   * const queue = new AcceptQueue(server, 1, new RequestTime()); queue.ms() //=> 0 while connections are accepted at once
    */
-  constructor(server: Server, workers: number) {
+  constructor(
+    server: Server,
+    private readonly workers: number,
+    private readonly requestTime: RequestTime,
+  ) {
     const address = server.address();
     if (address === null || typeof address === 'string') return;
     try {
@@ -231,11 +301,18 @@ export class AcceptQueue {
   }
 
   // Connections arriving per connection answered: under 1 the queue drains whatever is admitted.
-  // Unknown while no tick since the queue formed has gone without a refusal (past capacity every
-  // one refuses): 1, a queue that does not drain. Counted 0, it made the queue's wait 0, and once
-  // the queue had emptied the next overload was admitted whole: turns of 25-35 ms, one accept each,
-  // and the listen backlog full (docs/performance.md, "Past capacity").
+  // While the loop had time to spare in the last second, answers come at the rate that second
+  // showed (RequestTime), a connection a request: a stall (a collection's helper threads on the
+  // service's CPU, the machine's other tenants) slows the accepts for a few hundred milliseconds,
+  // and timed by them a queue that drains once it ends looked like overload, refused at 80% of
+  // capacity. At capacity, at the rate of accepts in the last tick that refused nothing: traffic on
+  // kept-alive connections lengthens the turns, and with them the time between two accepts. Unknown
+  // while no tick since the queue formed has gone without a refusal (past capacity every one
+  // refuses): 1, a queue that does not drain. Counted 0, once the queue had emptied the next
+  // overload was admitted whole, and the listen backlog filled (docs/performance.md, "Past capacity").
   private arrivalShare(): number {
+    const requestMs = this.requestTime.ms();
+    if (requestMs > 0 && this.requestTime.hadTimeToSpare()) return (this.arrivalsPerMs * requestMs) / this.workers;
     return this.answerIntervalMs === 0 ? 1 : this.arrivalsPerMs * this.answerIntervalMs;
   }
 
