@@ -10,11 +10,12 @@
  * of three 8 s runs), in a process of its own with overload control off. Then the generator
  * (bench/vendor/overload, Go's standard library, built once with `go build`; Debian's golang-go)
  * offers 0.25, 0.5, 0.8, 1, 2 and 5 C from CPU 0: arrivals at fixed times whatever the answers
- * do, a connection per caller, each caller closing it after a deadline of 1 s. After 5 C, 0.25 C
- * again: the recovery. Beside each step: the service's CPU time, the generator's, and /readyz
- * asked every 250 ms with a 1 s deadline. A refusal's cost r, as a share of an answer's, comes from
- * the CPU time of the 1 C and 5 C steps; (1 - 2r)/(1 - r) and (1 - 5r)/(1 - r) are the goodput
- * that refusals at that cost allow at 2 C and 5 C. Figures go to bench/results/overload-LABEL.md.
+ * do, a connection per caller in flight (Go keeps two idle ones: below capacity most callers reuse
+ * them), each caller closing it after a deadline of 1 s. After 5 C, 0.25 C again: the recovery.
+ * Beside each step: the service's CPU time, the generator's, and /readyz asked every 250 ms with
+ * a 1 s deadline. A refusal's cost r, as a share of an answer's, comes from the CPU time of the 1 C
+ * and 5 C steps; (1 - 2r)/(1 - r) and (1 - 5r)/(1 - r) are the goodput that refusals at that cost
+ * allow at 2 C and 5 C. Figures go to bench/results/overload-LABEL.md.
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';

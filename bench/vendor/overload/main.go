@@ -3,7 +3,8 @@
 // from the intended start, so a server that queues shows it. Reports goodput (2xx within the
 // deadline, per second), fast rejections (503/429), timeouts, errors, and latency percentiles
 // of the 2xx answers. usage: overload -url U -body B -rate R -dur 20s -timeout 1s -conns 512
-// (-bodyfile F reads the body from a file; -conns 0: no limit, about a connection per caller)
+// (-bodyfile F reads the body from a file; -conns 0: no limit, a connection per caller in flight;
+// Go keeps two idle ones, so below capacity most callers reuse one of them)
 package main
 
 import (
