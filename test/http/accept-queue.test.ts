@@ -51,12 +51,15 @@ function connectMany(
   return { statuses: results.then(([statuses]) => statuses), durations: results.then(([, durations]) => durations), stop: () => child.kill() };
 }
 
+/** Keeps the event loop busy for `ms`. */
+function busyFor(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until);
+}
+
 /** Spends `ms` of the event loop on each connection it accepts: connections that come at once queue in the kernel. */
 function slowToAccept(server: Server, ms: number): void {
-  server.on('connection', () => {
-    const until = performance.now() + ms;
-    while (performance.now() < until);
-  });
+  server.on('connection', () => busyFor(ms));
 }
 
 /**
@@ -148,8 +151,7 @@ test(
     const stallAfterMs = 3_050;
     server.on('connection', () => {
       requestTime.admitted();
-      const until = performance.now() + (performance.now() - start < stallAfterMs ? 0.5 : 10);
-      while (performance.now() < until);
+      busyFor(performance.now() - start < stallAfterMs ? 0.5 : 10);
     });
     const clients = connectMany(port, 1200, 5);
     t.after(clients.stop);
@@ -190,8 +192,7 @@ test(
     const turn = (): void => {
       for (let i = 0; i < 30; i++) {
         requestTime.admitted();
-        const until = performance.now() + 1;
-        while (performance.now() < until);
+        busyFor(1);
       }
       if (kept) setImmediate(turn);
     };
@@ -252,8 +253,7 @@ test(
     assert.ok(address !== null && typeof address !== 'string');
     app.server.on('request', (_request, response: ServerResponse) => {
       response.on('finish', () => {
-        const until = performance.now() + (response.statusCode === 200 ? 5 : 0);
-        while (performance.now() < until);
+        busyFor(response.statusCode === 200 ? 5 : 0);
       });
     });
     const clients = connectMany(address.port, 600, 2.5, ISEVEN);
