@@ -15,7 +15,9 @@
  * Beside each step: the service's CPU time, the generator's, and /readyz asked every 250 ms with
  * a 1 s deadline. A refusal's cost r, as a share of an answer's, comes from the CPU time of the 1 C
  * and 5 C steps; (1 - 2r)/(1 - r) and (1 - 5r)/(1 - r) are the goodput that refusals at that cost
- * allow at 2 C and 5 C. Figures go to bench/results/overload-LABEL.md.
+ * allow at 2 C and 5 C. Each rate past capacity is first offered to bench/refusing, which refuses
+ * everything at once: where even it times callers out, the step is marked generator-bound (the
+ * machine's limit on new connections, not the service's). Figures go to bench/results/overload-LABEL.md.
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -52,6 +54,14 @@ const LOAD_PIN = ['taskset', '-c', '0'];
 const DEADLINE = '1s';
 const RECOVERY_SECONDS = 10;
 const WARM_UP_SECONDS = 3;
+// Each rate past capacity is first offered this long to bench/refusing, which refuses every request
+// at once: a check in which more than this share of callers timed out, or the refusals' median
+// passed this, is the generator's limit on this machine, and the service's step at that rate
+// measures the generator (seen: a generator that offered 3,000 new connections a second no faster
+// than 2,000 timed out a third of them against a server that refuses in 0.1 ms).
+const GENERATOR_CHECK_SECONDS = 3;
+const GENERATOR_BOUND_TIMEOUTS = 0.01;
+const GENERATOR_BOUND_REFUSAL_MS = 20;
 // C is measured with overload control off: 50 connections that are answered a refusal at once
 // and send again are a retry storm, not the load the service can carry.
 const CAPACITY_CONNECTIONS = 50;
@@ -202,6 +212,32 @@ interface Row {
   readonly recovery: Step;
   /** A refusal's CPU time as a share of an answer's. */
   readonly r: number;
+  /** Each rate past capacity offered to bench/refusing, by fraction: what the generator alone did. */
+  readonly generatorAlone: ReadonlyMap<number, Step>;
+}
+
+/** Offers each rate to bench/refusing on the service's CPU (GENERATOR_CHECK_SECONDS each). */
+async function offerGeneratorAlone(
+  scenario: OverloadScenario,
+  bodyFile: string,
+  rates: readonly { fraction: number; rate: number }[],
+  workDir: string,
+): Promise<Map<number, Step>> {
+  const checks = new Map<number, Step>();
+  if (rates.length === 0) return checks;
+  const refusing = await startTarget('refusing', SERVER_PIN, workDir);
+  try {
+    for (const { fraction, rate } of rates) checks.set(fraction, await offer(refusing, scenario, bodyFile, fraction, rate, GENERATOR_CHECK_SECONDS));
+  } finally {
+    await refusing.stop();
+  }
+  return checks;
+}
+
+/** Whether the generator alone timed out callers or refused them late at this rate: its limit, not the service's. */
+function generatorBound(check: Step | undefined): boolean {
+  if (check === undefined) return false;
+  return check.timeouts > GENERATOR_BOUND_TIMEOUTS * check.offered * GENERATOR_CHECK_SECONDS || check.refusedP50Ms > GENERATOR_BOUND_REFUSAL_MS;
 }
 
 /** r from the 1 C and 5 C steps: CPU = a·answers + b·refusals in each, solved for a and b. */
@@ -227,10 +263,11 @@ function report(rows: readonly Row[], command: string): string {
     '| target | scenario | process | C /s | offered | goodput /s | of C | refused (p50 ms) | timeouts | errors | 2xx p50 / p99 ms | probe max ms (failed) | service CPU s | generator CPU s |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
+  const bound = (row: Row, step: Step): boolean => step !== row.recovery && generatorBound(row.generatorAlone.get(step.fraction));
   for (const row of rows) {
     for (const [label, step] of [...row.steps.map((s) => [`${s.fraction} C`, s] as const), ['0.25 C after', row.recovery] as const]) {
       lines.push(
-        `| ${row.target} | ${row.scenario} | ${row.process} | ${round(row.capacity)} | ${label} (${step.offered}/s) | ${step.goodput} | ${round(step.goodput / row.capacity, 2)} | ` +
+        `| ${row.target} | ${row.scenario} | ${row.process} | ${round(row.capacity)} | ${label} (${step.offered}/s${bound(row, step) ? ', generator-bound' : ''}) | ${step.goodput} | ${round(step.goodput / row.capacity, 2)} | ` +
           `${step.refused} (${round(step.refusedP50Ms, 1)}) | ${step.timeouts} | ${step.errors + step.other} | ${round(step.p50Ms)} / ${round(step.p99Ms)} | ` +
           `${step.probeMaxMs} (${step.probeFailures}) | ${round(step.serviceCpuS, 1)} | ${round(step.generatorCpuS, 1)} |`,
       );
@@ -247,6 +284,22 @@ function report(rows: readonly Row[], command: string): string {
       `| ${row.target} | ${row.scenario} | ${row.process} | ${round(row.r, 3)} | ${round((1 - 2 * row.r) / (1 - row.r), 2)} | ${round(at(2) / at(1), 2)} | ` +
         `${round((1 - 5 * row.r) / (1 - row.r), 2)} | ${round(at(5) / at(1), 2)} |`,
     );
+  }
+  lines.push(
+    '',
+    `The generator alone: each rate past capacity offered for ${GENERATOR_CHECK_SECONDS} s to bench/refusing (bare \`node:http\`, every request refused at once, on the service's CPU). ` +
+      `Generator-bound: over ${GENERATOR_BOUND_TIMEOUTS * 100}% of its callers timed out or its refusals' median passed ${GENERATOR_BOUND_REFUSAL_MS} ms there: the service's step at that rate measures the generator, and r (from the 5 C step) is not given.`,
+    '',
+    '| target | scenario | process | offered | refused (p50 ms) | timeouts | generator CPU s |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+  );
+  for (const row of rows) {
+    for (const check of row.generatorAlone.values()) {
+      lines.push(
+        `| ${row.target} | ${row.scenario} | ${row.process} | ${check.fraction} C (${check.offered}/s${generatorBound(check) ? ', generator-bound' : ''}) | ` +
+          `${check.refused} (${round(check.refusedP50Ms, 1)}) | ${check.timeouts} | ${round(check.generatorCpuS, 1)} |`,
+      );
+    }
   }
   return `${lines.join('\n')}\n`;
 }
@@ -284,6 +337,14 @@ async function main(): Promise<void> {
         const bodyFile = join(workDir, `${scenario.id}.json`);
         writeFileSync(bodyFile, scenario.body);
         const capacity = await measureCapacity(target, scenario, bodyFile, workDir);
+        const pastCapacity = fractions.filter((fraction) => fraction > 1).map((fraction) => ({ fraction, rate: Math.round(fraction * capacity) }));
+        const generatorAlone = await offerGeneratorAlone(scenario, bodyFile, pastCapacity, workDir);
+        for (const check of generatorAlone.values()) {
+          if (generatorBound(check))
+            console.log(
+              `the generator alone at ${check.fraction} C (${check.offered}/s): ${check.timeouts} timeouts, refusals' p50 ${round(check.refusedP50Ms, 1)} ms: generator-bound`,
+            );
+        }
         const running = await startTarget(target, SERVER_PIN, workDir);
         try {
           await warmUp(running.base, { passes: 5, loads: 1, generator: 'wrk', pin: LOAD_PIN, workDir, connections: 50 });
@@ -299,8 +360,8 @@ async function main(): Promise<void> {
           const recovery = await offer(running, scenario, bodyFile, 0.25, Math.round(0.25 * capacity), RECOVERY_SECONDS);
           const one = steps.find((step) => step.fraction === 1);
           const five = steps.find((step) => step.fraction === 5);
-          const r = one !== undefined && five !== undefined ? refusalShare(one, five) : Number.NaN;
-          rows.push({ target, scenario: scenario.id, process, capacity, steps, recovery, r });
+          const r = one !== undefined && five !== undefined && !generatorBound(generatorAlone.get(5)) ? refusalShare(one, five) : Number.NaN;
+          rows.push({ target, scenario: scenario.id, process, capacity, steps, recovery, r, generatorAlone });
         } finally {
           await running.stop();
         }

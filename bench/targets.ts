@@ -17,7 +17,8 @@ export type BaseTargetName =
   | 'node-features'
   | 'fastify'
   | 'fastify-logger'
-  | 'express';
+  | 'express'
+  | 'refusing';
 
 /**
  * A target, or a variant of one: `service-traced+batch64` is `service-traced` with the settings
@@ -63,6 +64,8 @@ const TARGETS: Record<BaseTargetName, Target> = {
   fastify: { entry: join(root, 'bench/fastify-floor/server.mjs'), env: {} },
   'fastify-logger': { entry: join(root, 'bench/fastify-floor/server.mjs'), env: { FASTIFY_LOGGER: '1' } },
   express: { entry: join(root, 'bench/express/server.mjs'), env: { NODE_ENV: 'production' } },
+  // Refuses every request at once (bench/overload.ts asks it what the generator alone can offer).
+  refusing: { entry: join(root, 'bench/refusing/server.mjs'), env: {} },
 };
 
 const variants = new Map<string, Record<string, string>>();
