@@ -57,8 +57,7 @@ const WARM_UP_SECONDS = 3;
 // Each rate past capacity is first offered this long to bench/refusing, which refuses every request
 // at once: a check in which more than this share of callers timed out, or the refusals' median
 // passed this, is the generator's limit on this machine, and the service's step at that rate
-// measures the generator (seen: a generator that offered 3,000 new connections a second no faster
-// than 2,000 timed out a third of them against a server that refuses in 0.1 ms).
+// measures the generator (history-2026-11.md, "what the generator can offer").
 const GENERATOR_CHECK_SECONDS = 3;
 const GENERATOR_BOUND_TIMEOUTS = 0.01;
 const GENERATOR_BOUND_REFUSAL_MS = 20;
