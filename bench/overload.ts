@@ -20,7 +20,8 @@
  * machine's limit on new connections, not the service's). Figures go to bench/results/overload-LABEL.md.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
@@ -110,9 +111,13 @@ interface Step {
   readonly probeFailures: number;
 }
 
-/** The generator, built once into ~/.cache/json-utility-service. */
+/** The generator, built once for each version of its source into ~/.cache/json-utility-service. */
 function generator(): string {
-  const binary = join(homedir(), '.cache/json-utility-service/overload');
+  const source = createHash('sha256')
+    .update(readFileSync(join(root, 'bench/vendor/overload/main.go')))
+    .digest('hex')
+    .slice(0, 12);
+  const binary = join(homedir(), `.cache/json-utility-service/overload-${source}`);
   if (existsSync(binary)) return binary;
   mkdirSync(join(homedir(), '.cache/json-utility-service'), { recursive: true });
   try {
