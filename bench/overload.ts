@@ -12,8 +12,8 @@
  * offers 0.25, 0.5, 0.8, 1, 2 and 5 C from CPU 0: arrivals at fixed times whatever the answers
  * do, a connection per caller in flight (Go keeps two idle ones: below capacity most callers reuse
  * them), each caller closing it after a deadline of 1 s. After 5 C, 0.25 C again: the recovery.
- * Beside each step: the service's CPU time, the generator's, and /readyz asked every 250 ms with
- * a 1 s deadline. A refusal's cost r, as a share of an answer's, comes from the CPU time of the 1 C
+ * Beside each step: the service's CPU time, the generator's, /readyz asked every 250 ms with
+ * a 1 s deadline, and a fixed loop timed on the service's CPU after it (the machine's speed). A refusal's cost r, as a share of an answer's, comes from the CPU time of the 1 C
  * and 5 C steps; (1 - 2r)/(1 - r) and (1 - 5r)/(1 - r) are the goodput that refusals at that cost
  * allow at 2 C and 5 C. Each rate past capacity is first offered to bench/refusing, which refuses
  * everything at once: where even it times callers out, the step is marked generator-bound (the
@@ -109,6 +109,21 @@ interface Step {
   readonly generatorCpuS: number;
   readonly probeMaxMs: number;
   readonly probeFailures: number;
+  /** The fixed loop on the service's CPU just after the step, ms (cpuLoopMs). */
+  readonly cpuLoopMs?: number;
+}
+
+// A fixed busy loop, timed on the service's CPU once C is measured and after each step: this
+// machine's speed has moved by half within half an hour (bench/results/history-2026-11.md), and
+// a rate fixed from C is then another share of what the service can do.
+const CPU_LOOP =
+  'const t = process.hrtime.bigint(); let x = 0; for (let i = 0; i < 2e8; i++) x += i % 7; console.log(Number(process.hrtime.bigint() - t) / 1e6, x);';
+
+/** How long the fixed loop takes on the service's CPU now, in milliseconds. */
+async function cpuLoopMs(): Promise<number> {
+  const [command, ...args] = [...SERVER_PIN, process.execPath, '-e', CPU_LOOP];
+  const { stdout } = await run(command, args);
+  return Math.round(Number(stdout.split(' ')[0]));
 }
 
 /** The generator, built once for each version of its source into ~/.cache/json-utility-service. */
@@ -212,6 +227,8 @@ interface Row {
   readonly scenario: string;
   readonly process: number;
   readonly capacity: number;
+  /** The fixed loop on the service's CPU once C was measured, ms. */
+  readonly cpuLoopMsAtCapacity: number;
   readonly steps: Step[];
   readonly recovery: Step;
   /** A refusal's CPU time as a share of an answer's. */
@@ -262,18 +279,19 @@ function report(rows: readonly Row[], command: string): string {
   const lines = [
     `# Overload: callers with 1 s deadlines at fixed rates (${new Date().toISOString().slice(0, 10)}, ${commit}, Node.js ${process.version})`,
     '',
-    `\`${command}\`. The service on CPU 1, the load on CPU 0. C: wrk, ${CAPACITY_CONNECTIONS} keep-alive connections, 2xx a second, the median of ${CAPACITY_RUNS} runs of 8 s, overload control off. Goodput: 2xx within the deadline, a second, and as a share of C.`,
+    `\`${command}\`. The service on CPU 1, the load on CPU 0. C: wrk, ${CAPACITY_CONNECTIONS} keep-alive connections, 2xx a second, the median of ${CAPACITY_RUNS} runs of 8 s, overload control off. Goodput: 2xx within the deadline, a second, and as a share of C. ` +
+      `CPU 1's loop: a fixed busy loop on the service's CPU once C was measured (beside C) and after each step, ms: where it moved, the machine's speed did, and the step's rate is another share of what the service could do.`,
     '',
-    '| target | scenario | process | C /s | offered | goodput /s | of C | refused (p50 ms) | timeouts | errors | 2xx p50 / p99 ms | probe max ms (failed) | service CPU s | generator CPU s |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    "| target | scenario | process | C /s (CPU 1's loop ms) | offered | goodput /s | of C | refused (p50 ms) | timeouts | errors | 2xx p50 / p99 ms | probe max ms (failed) | service CPU s | generator CPU s | CPU 1's loop ms |",
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
   const bound = (row: Row, step: Step): boolean => step !== row.recovery && generatorBound(row.generatorAlone.get(step.fraction));
   for (const row of rows) {
     for (const [label, step] of [...row.steps.map((s) => [`${s.fraction} C`, s] as const), ['0.25 C after', row.recovery] as const]) {
       lines.push(
-        `| ${row.target} | ${row.scenario} | ${row.process} | ${round(row.capacity)} | ${label} (${step.offered}/s${bound(row, step) ? ', generator-bound' : ''}) | ${step.goodput} | ${round(step.goodput / row.capacity, 2)} | ` +
+        `| ${row.target} | ${row.scenario} | ${row.process} | ${round(row.capacity)} (${row.cpuLoopMsAtCapacity}) | ${label} (${step.offered}/s${bound(row, step) ? ', generator-bound' : ''}) | ${step.goodput} | ${round(step.goodput / row.capacity, 2)} | ` +
           `${step.refused} (${round(step.refusedP50Ms, 1)}) | ${step.timeouts} | ${step.errors + step.other} | ${round(step.p50Ms)} / ${round(step.p99Ms)} | ` +
-          `${step.probeMaxMs} (${step.probeFailures}) | ${round(step.serviceCpuS, 1)} | ${round(step.generatorCpuS, 1)} |`,
+          `${step.probeMaxMs} (${step.probeFailures}) | ${round(step.serviceCpuS, 1)} | ${round(step.generatorCpuS, 1)} | ${step.cpuLoopMs ?? '–'} |`,
       );
     }
   }
@@ -341,6 +359,7 @@ async function main(): Promise<void> {
         const bodyFile = join(workDir, `${scenario.id}.json`);
         writeFileSync(bodyFile, scenario.body);
         const capacity = await measureCapacity(target, scenario, bodyFile, workDir);
+        const cpuLoopMsAtCapacity = await cpuLoopMs();
         const pastCapacity = fractions.filter((fraction) => fraction > 1).map((fraction) => ({ fraction, rate: Math.round(fraction * capacity) }));
         const generatorAlone = await offerGeneratorAlone(scenario, bodyFile, pastCapacity, workDir);
         for (const check of generatorAlone.values()) {
@@ -357,15 +376,15 @@ async function main(): Promise<void> {
           await offer(running, scenario, bodyFile, 0.25, Math.round(0.25 * capacity), WARM_UP_SECONDS);
           const steps: Step[] = [];
           for (const fraction of fractions) {
-            const step = await offer(running, scenario, bodyFile, fraction, Math.round(fraction * capacity), seconds);
+            const step = { ...(await offer(running, scenario, bodyFile, fraction, Math.round(fraction * capacity), seconds)), cpuLoopMs: await cpuLoopMs() };
             steps.push(step);
             console.log(`${target} ${scenario.id} process ${process}: ${fraction} C`, JSON.stringify(step));
           }
-          const recovery = await offer(running, scenario, bodyFile, 0.25, Math.round(0.25 * capacity), RECOVERY_SECONDS);
+          const recovery = { ...(await offer(running, scenario, bodyFile, 0.25, Math.round(0.25 * capacity), RECOVERY_SECONDS)), cpuLoopMs: await cpuLoopMs() };
           const one = steps.find((step) => step.fraction === 1);
           const five = steps.find((step) => step.fraction === 5);
           const r = one !== undefined && five !== undefined && !generatorBound(generatorAlone.get(5)) ? refusalShare(one, five) : Number.NaN;
-          rows.push({ target, scenario: scenario.id, process, capacity, steps, recovery, r, generatorAlone });
+          rows.push({ target, scenario: scenario.id, process, capacity, cpuLoopMsAtCapacity, steps, recovery, r, generatorAlone });
         } finally {
           await running.stop();
         }
