@@ -36,8 +36,8 @@ export async function supervise(config: Config, count: number): Promise<void> {
   const adminAddress = await serveAdmin(config, { ready: () => !stopping && listening.size > 0, metrics: clusterMetrics(config.adminPort === 'off') }, log);
   // Each worker accepts its own connections from the shared socket, unless the operator chose
   // Node's round robin (NODE_CLUSTER_SCHED_POLICY=rr): past capacity a primary that accepts every
-  // connection and hands it on is a queue no worker's overload control sees (docs/performance.md,
-  // "Past capacity"). It must be set before setupPrimary or the first fork freezes it.
+  // connection and hands it on is a queue no worker's overload control sees (docs/operations.md,
+  // "Several cores"). It must be set before setupPrimary or the first fork freezes it.
   if (process.env.NODE_CLUSTER_SCHED_POLICY === undefined) cluster.schedulingPolicy = cluster.SCHED_NONE;
   // Each worker's heap from its share of MEMORY_LIMIT, unless the operator chose one.
   const share = processShare(config.memoryLimit === 'auto' ? detectMemoryLimit().bytes : config.memoryLimit, count);

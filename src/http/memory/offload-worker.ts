@@ -38,7 +38,7 @@ const threadData = workerData as PoolThreadData;
 // A pool thread lowers its own CPU priority by POOL_THREAD_NICENESS. On Linux a thread's niceness
 // is its own (setpriority(2), NOTES): when the pool shares a CPU with the event loop, the loop, which
 // reads requests, admits or refuses them and answers probes, runs first, and the pool has the rest
-// (docs/performance.md, "Past capacity"). In a pool thread only: the event loop's thread imports
+// (docs/operations.md, "Past capacity"). In a pool thread only: the event loop's thread imports
 // this module too (the memory measurement).
 if (!isMainThread) {
   try {

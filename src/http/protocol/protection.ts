@@ -154,9 +154,9 @@ function shedPastTarget(app: FastifyInstance, targetMs: number, config: Pick<Con
   };
   // The turn running now, judged at the same share, while refusing: past capacity one turn can read
   // hundreds of requests, each of which has waited as long as the turn has run. Admitted by the
-  // delay of the turns before it, they made turns of 60-570 ms (683 admitted in one), in which the
-  // kernel's queue (511) filled and new callers' handshakes were dropped (docs/performance.md,
-  // "Past capacity"). Below capacity one long turn is no overload.
+  // delay of the turns before it, they made turns of hundreds of milliseconds, in which the
+  // kernel's queue filled and new callers' handshakes were dropped (bench/results/history-2026-11.md,
+  // "the turn that reads hundreds of requests"). Below capacity one long turn is no overload.
   const turnMs = (): number => loop.overdueMs() / ACCEPT_TARGET_SHARE;
   const pool = app.memory.pool;
   let pooled = 0;
