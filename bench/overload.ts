@@ -62,6 +62,10 @@ const WARM_UP_SECONDS = 3;
 const GENERATOR_CHECK_SECONDS = 3;
 const GENERATOR_BOUND_TIMEOUTS = 0.01;
 const GENERATOR_BOUND_REFUSAL_MS = 20;
+// A step whose fixed loop on the service's CPU, before it (the last step's, or the one beside C) or
+// after it, is this share slower or faster than beside C ran on a machine whose speed had moved:
+// its rate was another share of what the service could do then (history-2026-11.md, "two workers at 0.8 C").
+const SPEED_MOVED_SHARE = 0.15;
 // C is measured with overload control off: 50 connections that are answered a refusal at once
 // and send again are a retry storm, not the load the service can carry.
 const CAPACITY_CONNECTIONS = 50;
@@ -261,6 +265,12 @@ function generatorBound(check: Step | undefined): boolean {
   return check.timeouts > GENERATOR_BOUND_TIMEOUTS * check.offered * GENERATOR_CHECK_SECONDS || check.refusedP50Ms > GENERATOR_BOUND_REFUSAL_MS;
 }
 
+/** Whether the fixed loop before the step (the step before it, or beside C) or after it was SPEED_MOVED_SHARE off the one beside C. */
+function speedMoved(row: Row, before: Step | undefined, step: Step): boolean {
+  const moved = (ms: number | undefined): boolean => ms !== undefined && Math.abs(ms / row.cpuLoopMsAtCapacity - 1) >= SPEED_MOVED_SHARE;
+  return moved(before === undefined ? row.cpuLoopMsAtCapacity : before.cpuLoopMs) || moved(step.cpuLoopMs);
+}
+
 /** r from the 1 C and 5 C steps: CPU = a·answers + b·refusals in each, solved for a and b. */
 function refusalShare(one: Step, five: Step): number {
   const [a1, b1, c1] = [one.ok, one.refused, one.serviceCpuS];
@@ -280,16 +290,20 @@ function report(rows: readonly Row[], command: string): string {
     `# Overload: callers with 1 s deadlines at fixed rates (${new Date().toISOString().slice(0, 10)}, ${commit}, Node.js ${process.version})`,
     '',
     `\`${command}\`. The service on CPU 1, the load on CPU 0. C: wrk, ${CAPACITY_CONNECTIONS} keep-alive connections, 2xx a second, the median of ${CAPACITY_RUNS} runs of 8 s, overload control off. Goodput: 2xx within the deadline, a second, and as a share of C. ` +
-      `CPU 1's loop: a fixed busy loop on the service's CPU once C was measured (beside C) and after each step, ms: where it moved, the machine's speed did, and the step's rate is another share of what the service could do.`,
+      `CPU 1's loop: a fixed busy loop on the service's CPU once C was measured (beside C) and after each step, ms: where it moved, the machine's speed did, and the step's rate is another share of what the service could do. ` +
+      `Speed moved: the loop before the step or after it ${SPEED_MOVED_SHARE * 100}% or more off the one beside C.`,
     '',
     "| target | scenario | process | C /s (CPU 1's loop ms) | offered | goodput /s | of C | refused (p50 ms) | timeouts | errors | 2xx p50 / p99 ms | probe max ms (failed) | service CPU s | generator CPU s | CPU 1's loop ms |",
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
   const bound = (row: Row, step: Step): boolean => step !== row.recovery && generatorBound(row.generatorAlone.get(step.fraction));
   for (const row of rows) {
+    const inOrder = [...row.steps, row.recovery];
     for (const [label, step] of [...row.steps.map((s) => [`${s.fraction} C`, s] as const), ['0.25 C after', row.recovery] as const]) {
+      const index = inOrder.indexOf(step);
+      const marks = [...(bound(row, step) ? ['generator-bound'] : []), ...(speedMoved(row, inOrder[index - 1], step) ? ['speed moved'] : [])];
       lines.push(
-        `| ${row.target} | ${row.scenario} | ${row.process} | ${round(row.capacity)} (${row.cpuLoopMsAtCapacity}) | ${label} (${step.offered}/s${bound(row, step) ? ', generator-bound' : ''}) | ${step.goodput} | ${round(step.goodput / row.capacity, 2)} | ` +
+        `| ${row.target} | ${row.scenario} | ${row.process} | ${round(row.capacity)} (${row.cpuLoopMsAtCapacity}) | ${label} (${[`${step.offered}/s`, ...marks].join(', ')}) | ${step.goodput} | ${round(step.goodput / row.capacity, 2)} | ` +
           `${step.refused} (${round(step.refusedP50Ms, 1)}) | ${step.timeouts} | ${step.errors + step.other} | ${round(step.p50Ms)} / ${round(step.p99Ms)} | ` +
           `${step.probeMaxMs} (${step.probeFailures}) | ${round(step.serviceCpuS, 1)} | ${round(step.generatorCpuS, 1)} | ${step.cpuLoopMs ?? '–'} |`,
       );
