@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { test } from 'node:test';
+import { workersWarning } from '../src/server/listen.js';
 import { duplicateKeys } from './json-keys.js';
 import { startServer } from './process.js';
 
@@ -102,4 +104,26 @@ test('WORKERS=2: SIGTERM while a replacement worker is still starting stops it a
   server.child.kill('SIGTERM'); // the replacement is still loading its modules
   assert.equal(await server.exited, 0, server.errors());
   assert.deepEqual(workersOf(primary), []);
+});
+
+test('WORKERS above the CPUs the process may run on: one warn line says they share them; at or under, none', async (t) => {
+  assert.equal(workersWarning(2, 2), undefined);
+  assert.equal(workersWarning(1, 1), undefined);
+  const workers = availableParallelism() + 1;
+  const server = await startServer(t, { WORKERS: String(workers), DRAIN_DELAY_MS: '0' });
+  const deadline = Date.now() + 5_000;
+  while (!server.output().includes('"level":40')) {
+    assert.ok(Date.now() < deadline, `no warning:\n${server.output()}`);
+    await sleep(25);
+  }
+  const warnings = server
+    .output()
+    .split('\n')
+    .filter((line) => line.includes('"level":40'))
+    .map((line) => (JSON.parse(line) as { msg: string }).msg);
+  const cpus = availableParallelism();
+  assert.deepEqual(warnings, [
+    `WORKERS=${workers} is more than the ${cpus} CPU${cpus === 1 ? '' : 's'} this process may run on: the workers share ${cpus === 1 ? 'it' : 'them'}, ` +
+      "each request waits behind the other workers' work too, and overload control (OVERLOAD_TARGET_MS) refuses at a lower load; WORKERS=auto runs one a CPU",
+  ]);
 });

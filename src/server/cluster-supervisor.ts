@@ -6,7 +6,7 @@ import { clusterMetrics } from '../http/observability/cluster-metrics.js';
 import { logDestination } from '../http/observability/log-destination.js';
 import { LOG_HOOKS } from '../http/observability/service-logger.js';
 import { EXIT_CANNOT_LISTEN, LISTENING, SIGNALS, STOP } from './cluster-messages.js';
-import { announce, serveAdmin } from './listen.js';
+import { announce, serveAdmin, workersWarning } from './listen.js';
 
 const RESTART_DELAY_MS = 200;
 const MIB = 1024 * 1024;
@@ -54,6 +54,8 @@ export async function supervise(config: Config, count: number): Promise<void> {
     if (!announced && listening.size === count) {
       announced = true;
       announce(log, config.logLevel, message.address, count, `each worker: ${message.memory ?? 'unknown'}`, adminAddress);
+      const warning = workersWarning(count);
+      if (warning !== undefined) log.warn(warning);
     }
   });
   cluster.on('exit', (worker, code, signal) => {

@@ -1,4 +1,5 @@
 import cluster from 'node:cluster';
+import { availableParallelism } from 'node:os';
 import { getHeapStatistics } from 'node:v8';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { formatBytes, SETTINGS, type Config } from '../config.js';
@@ -69,6 +70,23 @@ export async function listenOrExit(app: FastifyInstance, config: Config, port: '
  */
 export async function serveAdmin(config: Config, sources: ProbeSources, log: FastifyBaseLogger): Promise<string | undefined> {
   return config.adminPort === 'off' ? undefined : listenOrExit(await buildAdminApp(sources, log), config, 'adminPort');
+}
+
+/**
+ * More workers than the CPUs the process may run on share them: each worker's requests wait behind
+ * the others' work as well as its own, so waits are longer at the same load, and overload control
+ * refuses sooner (docs/operations.md, "Several cores").
+ *
+ * @example
+ * workersWarning(2, 1); //=> 'WORKERS=2 is more than the 1 CPU this process may run on: ...'
+ * workersWarning(2, 2); //=> undefined
+ */
+export function workersWarning(workers: number, cpus = availableParallelism()): string | undefined {
+  if (workers <= cpus) return undefined;
+  return (
+    `${SETTINGS.workers.env}=${workers} is more than the ${cpus} CPU${cpus === 1 ? '' : 's'} this process may run on: the workers share ${cpus === 1 ? 'it' : 'them'}, ` +
+    `each request waits behind the other workers' work too, and overload control (${SETTINGS.overloadTargetMs.env}) refuses at a lower load; ${SETTINGS.workers.env}=auto runs one a CPU`
+  );
 }
 
 /**
