@@ -298,10 +298,9 @@ function report(rows: readonly Row[], command: string): string {
   ];
   const bound = (row: Row, step: Step): boolean => step !== row.recovery && generatorBound(row.generatorAlone.get(step.fraction));
   for (const row of rows) {
-    const inOrder = [...row.steps, row.recovery];
-    for (const [label, step] of [...row.steps.map((s) => [`${s.fraction} C`, s] as const), ['0.25 C after', row.recovery] as const]) {
-      const index = inOrder.indexOf(step);
-      const marks = [...(bound(row, step) ? ['generator-bound'] : []), ...(speedMoved(row, inOrder[index - 1], step) ? ['speed moved'] : [])];
+    const labelled = [...row.steps.map((s) => [`${s.fraction} C`, s] as const), ['0.25 C after', row.recovery] as const];
+    for (const [index, [label, step]] of labelled.entries()) {
+      const marks = [...(bound(row, step) ? ['generator-bound'] : []), ...(speedMoved(row, labelled[index - 1]?.[1], step) ? ['speed moved'] : [])];
       lines.push(
         `| ${row.target} | ${row.scenario} | ${row.process} | ${round(row.capacity)} (${row.cpuLoopMsAtCapacity}) | ${label} (${[`${step.offered}/s`, ...marks].join(', ')}) | ${step.goodput} | ${round(step.goodput / row.capacity, 2)} | ` +
           `${step.refused} (${round(step.refusedP50Ms, 1)}) | ${step.timeouts} | ${step.errors + step.other} | ${round(step.p50Ms)} / ${round(step.p99Ms)} | ` +
