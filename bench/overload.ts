@@ -1,9 +1,17 @@
 /**
- * The overload part: callers with deadlines, at fixed arrival rates, up to five times the
- * service's capacity (docs/performance.md, "Past capacity").
+ * The overload part (docs/performance.md, "Past capacity"), in three regimes, each beside the
+ * same build with overload control off in the same run:
  *
- *   npm run bench:overload                                   # the service, sort and batch, 2 processes each
- *   npm run bench:overload -- --targets service,service+off,service+pressure --scenarios sort --label library
+ * - closed: closed loops, wrk's kept-alive connections sending the next request once answered and
+ *   ignoring Retry-After (a worker pool, a pooled proxy): the sort at 16, 64 and 256 connections,
+ *   the batch at 32, 128 and 512, S1 at 1,000; 6 s each, answers (2xx) a second counted, not requests;
+ * - neighbour: a busy loop on the service's CPU (another tenant), the sort at 60 and 120 a second,
+ *   with wrk2 (kept-alive connections, 20 s, its first 10 s calibrating) and with the generator below
+ *   (callers on connections of their own, 12 s): refusals and latency;
+ * - open: the steps below, past capacity.
+ *
+ *   npm run bench:overload                                   # the three parts, 2 processes each
+ *   npm run bench:overload -- --parts open --targets service,service+off,service+pressure --scenarios sort --label library
  *
  * Each target process is started on CPU 1 and warmed with the bench's mixed traffic; its capacity C
  * for the scenario is measured with wrk (50 keep-alive connections, CPU 0; 2xx a second, the median
@@ -25,7 +33,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
-import { generateLoad } from './load.js';
+import { generateLoad, steadyLoad } from './load.js';
 import { randomIntegers, seededRandom } from './scenarios.js';
 import { defineVariant, startTarget, type RunningTarget, type TargetName, treeCpuMicroseconds } from './targets.js';
 import { warmUp } from './warm-up.js';
@@ -42,6 +50,7 @@ const { values: flags } = parseArgs({
     fractions: { type: 'string', default: '0.25,0.5,0.8,1,2,5' },
     variant: { type: 'string', multiple: true, default: [] },
     label: { type: 'string', default: 'overload' },
+    parts: { type: 'string', default: 'closed,neighbour,open' },
   },
 });
 // The comparisons the docs make: overload control off, and @fastify/under-pressure's event-loop delay in its place.
@@ -360,13 +369,177 @@ async function measureCapacity(target: TargetName, scenario: OverloadScenario, b
   }
 }
 
+const CONTROL_TARGETS: readonly TargetName[] = ['service', 'service+off'];
+const CLOSED_LOOPS = [
+  { scenario: 'sort', connections: [16, 64, 256] },
+  { scenario: 'batch', connections: [32, 128, 512] },
+  { scenario: 'S1', connections: [1_000] },
+] as const;
+const CLOSED_LOOP_SECONDS = 6;
+const S1_PATH = '/api/isOdd/12345';
+const NEIGHBOUR_RATES = [60, 120];
+const NEIGHBOUR_SECONDS = { wrk2: 20, generator: 12 };
+
+interface ClosedLoop {
+  readonly target: TargetName;
+  readonly process: number;
+  readonly scenario: string;
+  readonly connections: number;
+  readonly answered: number;
+  readonly refused: number;
+}
+
+/** The two targets in this process's order: alternating, so that neither always runs first. */
+const inTurn = (process: number): readonly TargetName[] => (process % 2 === 1 ? CONTROL_TARGETS : [...CONTROL_TARGETS].reverse());
+
+/** The closed loops (CLOSED_LOOPS) against the service and the service with control off, `processes` of each. */
+async function closedLoops(processes: number, bodyFiles: Record<string, string>, workDir: string): Promise<ClosedLoop[]> {
+  const rows: ClosedLoop[] = [];
+  for (let process = 1; process <= processes; process++) {
+    for (const target of inTurn(process)) {
+      const running = await startTarget(target, SERVER_PIN, workDir);
+      try {
+        await warmUp(running.base, { passes: 5, loads: 1, generator: 'wrk', pin: LOAD_PIN, workDir, connections: 50 });
+        for (const { scenario, connections } of CLOSED_LOOPS) {
+          for (const count of connections) {
+            const post = scenario !== 'S1';
+            const path = post ? SCENARIOS.find((each) => each.id === scenario)?.path : S1_PATH;
+            const load = {
+              url: `${running.base}${path}`,
+              method: post ? ('POST' as const) : ('GET' as const),
+              bodyFile: bodyFiles[scenario],
+              connections: count,
+              seconds: CLOSED_LOOP_SECONDS,
+            };
+            const result = await generateLoad('wrk', load, LOAD_PIN, workDir);
+            const answered = ((result.requests - result.non2xx) / result.requests) * result.requestsPerSecond;
+            rows.push({ target, process, scenario, connections: count, answered, refused: result.non2xx });
+            console.log(`closed loop ${target} process ${process}: ${scenario} at ${count}: ${Math.round(answered)}/s answered, ${result.non2xx} not 2xx`);
+          }
+        }
+      } finally {
+        await running.stop();
+      }
+    }
+  }
+  return rows;
+}
+
+interface NeighbourRun {
+  readonly target: TargetName;
+  readonly process: number;
+  readonly rate: number;
+  readonly generator: 'wrk2' | 'callers';
+  readonly requests: number;
+  readonly refused: number;
+  readonly timeouts: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+}
+
+/** The sort at NEIGHBOUR_RATES beside a busy loop on the service's CPU, with wrk2 and with the generator. */
+async function neighbours(processes: number, scenario: OverloadScenario, bodyFile: string, workDir: string): Promise<NeighbourRun[]> {
+  const rows: NeighbourRun[] = [];
+  for (let process = 1; process <= processes; process++) {
+    for (const target of inTurn(process)) {
+      const running = await startTarget(target, SERVER_PIN, workDir);
+      const [command, ...args] = [...SERVER_PIN, globalThis.process.execPath, '-e', 'for (;;);'];
+      const neighbour = execFile(command, args);
+      try {
+        await warmUp(running.base, { passes: 5, loads: 1, generator: 'wrk', pin: LOAD_PIN, workDir, connections: 50 });
+        for (const rate of NEIGHBOUR_RATES) {
+          const load = { url: `${running.base}${scenario.path}`, method: 'POST' as const, bodyFile, connections: 16, seconds: NEIGHBOUR_SECONDS.wrk2 };
+          const steady = await steadyLoad(load, rate, LOAD_PIN, workDir);
+          rows.push({
+            target,
+            process,
+            rate,
+            generator: 'wrk2',
+            requests: steady.requests,
+            refused: steady.non2xx,
+            timeouts: steady.errors,
+            p50Ms: steady.p50Ms,
+            p99Ms: steady.p99Ms,
+          });
+          const callers = await offer(running, scenario, bodyFile, 0, rate, NEIGHBOUR_SECONDS.generator);
+          rows.push({
+            target,
+            process,
+            rate,
+            generator: 'callers',
+            requests: callers.ok + callers.refused + callers.timeouts + callers.late + callers.errors + callers.other,
+            refused: callers.refused,
+            timeouts: callers.timeouts,
+            p50Ms: callers.p50Ms,
+            p99Ms: callers.p99Ms,
+          });
+          console.log(`neighbour ${target} process ${process}: ${rate}/s`, JSON.stringify(rows.slice(-2)));
+        }
+      } finally {
+        neighbour.kill();
+        await running.stop();
+      }
+    }
+  }
+  return rows;
+}
+
+const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)] ?? Number.NaN;
+
+function closedLoopReport(rows: readonly ClosedLoop[]): string[] {
+  const lines = [
+    '## Closed loops',
+    '',
+    `wrk -t1, kept-alive connections, ${CLOSED_LOOP_SECONDS} s each; answered: 2xx a second (median over processes, each process's figure in brackets); refused: every answer not 2xx, summed.`,
+    '',
+    '| scenario | connections | service: answered /s | refused | control off: answered /s | refused | service / off |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+  ];
+  for (const { scenario, connections } of CLOSED_LOOPS) {
+    for (const count of connections) {
+      const of = (target: TargetName) => rows.filter((row) => row.target === target && row.scenario === scenario && row.connections === count);
+      const [service, off] = [of('service'), of('service+off')];
+      const figures = (list: readonly ClosedLoop[]) =>
+        `${round(median(list.map((row) => row.answered)))} (${list.map((row) => round(row.answered)).join(', ')})`;
+      const refused = (list: readonly ClosedLoop[]) => list.reduce((sum, row) => sum + row.refused, 0);
+      lines.push(
+        `| ${scenario} | ${count} | ${figures(service)} | ${refused(service)} | ${figures(off)} | ${refused(off)} | ${round(median(service.map((row) => row.answered)) / median(off.map((row) => row.answered)), 2)} |`,
+      );
+    }
+  }
+  return lines;
+}
+
+function neighbourReport(rows: readonly NeighbourRun[]): string[] {
+  const lines = [
+    '## Neighbour',
+    '',
+    `A busy loop (\`node -e 'for (;;);'\`) on the service's CPU; the sort at fixed rates from CPU 0: wrk2 (16 kept-alive connections, ${NEIGHBOUR_SECONDS.wrk2} s, latency from each request's intended start, its first 10 s calibrating) and the generator (callers on connections of their own, 1 s deadline, ${NEIGHBOUR_SECONDS.generator} s).`,
+    '',
+    '| target | process | rate /s | load | requests | refused | timeouts | p50 / p99 ms |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+  ];
+  for (const row of rows) {
+    lines.push(
+      `| ${row.target} | ${row.process} | ${row.rate} | ${row.generator} | ${row.requests} | ${row.refused} | ${row.timeouts} | ${round(row.p50Ms)} / ${round(row.p99Ms)} |`,
+    );
+  }
+  return lines;
+}
+
 async function main(): Promise<void> {
   const workDir = mkdtempSync(join(tmpdir(), 'overload-bench-'));
   const seconds = Number(flags.seconds);
   const fractions = flags.fractions.split(',').map(Number);
   const scenarios = SCENARIOS.filter((scenario) => flags.scenarios.split(',').includes(scenario.id));
+  const parts = flags.parts.split(',');
+  const bodyFiles: Record<string, string> = {};
+  for (const scenario of SCENARIOS) writeFileSync((bodyFiles[scenario.id] = join(workDir, `${scenario.id}.json`)), scenario.body);
+  const closed = parts.includes('closed') ? await closedLoops(Number(flags.processes), bodyFiles, workDir) : [];
+  const sort = SCENARIOS[0] as OverloadScenario;
+  const neighbour = parts.includes('neighbour') ? await neighbours(Number(flags.processes), sort, bodyFiles.sort as string, workDir) : [];
   const rows: Row[] = [];
-  for (let process = 1; process <= Number(flags.processes); process++) {
+  for (let process = 1; process <= Number(flags.processes) && parts.includes('open'); process++) {
     for (const target of flags.targets.split(',') as TargetName[]) {
       for (const scenario of scenarios) {
         const bodyFile = join(workDir, `${scenario.id}.json`);
@@ -406,7 +579,8 @@ async function main(): Promise<void> {
   }
   const command = `npm run bench:overload -- ${process.argv.slice(2).join(' ')}`.trim();
   const file = join(root, 'bench/results', `overload-${flags.label}.md`);
-  writeFileSync(file, report(rows, command));
+  const sections = [...(closed.length > 0 ? closedLoopReport(closed) : []), '', ...(neighbour.length > 0 ? neighbourReport(neighbour) : []), ''];
+  writeFileSync(file, `${rows.length > 0 ? report(rows, command) : `# Overload (${command})\n`}\n${sections.join('\n')}`);
   console.log(`written: ${file}`);
 }
 

@@ -26,14 +26,14 @@ export const UNIT: readonly string[] = [
   'test/http/openapi-examples.test.ts',
   'test/http/operations.test.ts',
   'test/http/protocol.test.ts',
-  'test/http/queue-delay.test.ts',
+
   'test/http/request-durations.test.ts',
   'test/json-keys.test.ts',
 ];
 
 /** Seconds each, beside the unit tier: the time and memory bounds, the HTTP tests over sockets. */
 export const QUICK: readonly string[] = [
-  'test/http/accept-queue.test.ts',
+  'test/http/overload-control.test.ts',
   'test/core/graphemes-exhaustive.test.ts',
   'test/core/sort-bounds.test.ts',
   'test/core/time-bounds.test.ts',

@@ -116,10 +116,10 @@ export const SETTINGS = {
   }),
   poolThreadNiceness: setting({
     env: 'POOL_THREAD_NICENESS',
-    default: 10,
+    default: 0,
     ...integer(0, 19),
     meaning:
-      "How much lower the pool threads' CPU priority is than the event loop's (Linux niceness, the threads' own): on a shared CPU the loop, which admits, refuses and answers probes, runs first",
+      "How much lower the pool threads' CPU priority is than the event loop's (Linux niceness, the threads' own). 0: a process beside the service on its CPU (another tenant) takes no more of it from the pool than from the loop",
   }),
   lingerMs: setting({
     env: 'LINGER_MS',
@@ -218,7 +218,7 @@ export const SETTINGS = {
     default: 50,
     ...or('off', milliseconds(1, 10_000)),
     meaning:
-      'Overload control: a request to an operation whose work would wait longer than this to start (event-loop delay with the wait of new connections to be accepted, which while it grows may reach only 0.3 of it, offload-pool queue) is refused at once, 503 with `Retry-After`, before its body is read; probes never are. `off`: every request is queued',
+      'Overload control: while callers come and go on new connections and a queue (event loop, offload pool, accept queue) has stood over this for 100 ms, a request to an operation that would wait longer than this to start is refused at once, 503 with `Retry-After`; closed loops of kept-alive connections and probes never are. `off`: every request is queued',
   }),
   maxEventLoopDelayMs: setting({
     env: 'MAX_EVENT_LOOP_DELAY_MS',

@@ -45,10 +45,7 @@ let app: FastifyInstance;
 let base: string;
 let script: string;
 before(async () => {
-  // Overload control off: these check the client, and Chromium or workerd starting beside the
-  // service on a busy CI machine has kept its event loop late past the target (a check answered
-  // 503 for it once); overload control has its own tests (test/http/observability.test.ts).
-  app = await buildApp({ overloadTargetMs: 'off' }, { logger: false });
+  app = await buildApp({}, { logger: false });
   base = await app.listen({ port: 0, host: '127.0.0.1' });
   const dir = mkdtempSync(join(tmpdir(), 'json-utility-client-checks-'));
   script = join(dir, 'checks.mjs');

@@ -12,10 +12,11 @@ import { routeConfigOf } from './protocol/route-config.js';
  * 503, any early error) says `Connection: close` (protocol/lingering-close.ts). It carries the
  * route's own headers (a legacy route's `Deprecation`), which a hook of the route writes
  * (route-config.ts): also when an app-wide hook answers before that one runs (a 503 of overload
- * control), as every answer of a legacy route carries them (docs/behaviour.md §4).
+ * control), as every answer of a legacy route carries them (docs/behaviour.md §4). `keepAlive`:
+ * the connection stays open and Node reads and drops the rest of the body (overload control's 503).
  */
-export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply {
-  announceCloseIfBodyUnread(reply.request.raw, reply);
+export function sendProblem(reply: FastifyReply, problem: Problem, { keepAlive = false } = {}): FastifyReply {
+  if (!keepAlive) announceCloseIfBodyUnread(reply.request.raw, reply);
   const routeHeaders = routeConfigOf(reply.request).headers;
   if (routeHeaders !== undefined) reply.headers(routeHeaders);
   reply.raw.statusMessage = problem.title; // the status line says what the body's title says

@@ -104,3 +104,19 @@ export function assertProblem(response: LightMyRequestResponse, status: number, 
   const allowed = new Set(['type', 'title', 'status', 'detail', 'errors']);
   for (const key of Object.keys(problem)) assert.ok(allowed.has(key), `unexpected problem member ${key}`);
 }
+
+/**
+ * Keeps the event loop busy for `ms` in every turn, after the turn's I/O (a `setImmediate` chain),
+ * until the function it returns is called: a loop past capacity, whose every ready event waits.
+ */
+export function busyEveryTurn(ms: number): () => void {
+  let busy = true;
+  const block = (): void => {
+    if (!busy) return;
+    const until = performance.now() + ms;
+    while (performance.now() < until);
+    setImmediate(block);
+  };
+  setImmediate(block);
+  return () => void (busy = false);
+}

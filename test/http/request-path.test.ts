@@ -124,7 +124,7 @@ function hooksOf(app: FastifyInstance, method: string, path: string): Record<Ste
 
 // Every request's, in app.ts's order; then a route's own, in its options; then what libraries add
 // to a route as it is added (@fastify/compress's `onRequest` where answers may be coded, @fastify/rate-limit's).
-const APP_WIDE = ['requestLogger', 'serviceHeaders', 'shedPastTarget'];
+const APP_WIDE = ['requestLogger', 'serviceHeaders', 'overloadControl'];
 const BODY_HOOKS = { preParsing: ['reserveMemory', 'decode'], preValidation: ['shrinkToBody'] };
 
 test('the hooks of a request, step by step: app-wide, then the body context, then the route', async (t) => {

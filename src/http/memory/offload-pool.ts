@@ -5,14 +5,15 @@ import type { BatchLimits } from '../../engine/batch.js';
 import type { OffloadTask, PoolOutcome, PoolThreadData } from './offload-worker.js';
 import { ProblemError } from '../../operations/problem.js';
 import { LIMIT_TEXTS } from '../../operations/limit-texts.js';
-import { CompletionInterval } from '../protocol/queue-delay.js';
 
 export interface OffloadPool {
   /** The JSON bytes of the answer for this body (with a batch's tally), or a `ProblemError` with the problem the route would have answered. */
   answer(operation: OperationId | 'batch', body: Buffer): Promise<{ json: Buffer; tally?: Tally }>;
   /** Starts the threads now rather than on the first large body; resolves once one has answered. */
   warm(): Promise<void>;
-  /** How long, in milliseconds, each body ahead in the pool's queue holds a newcomer back (overload control, protection.ts). */
+  /** How many threads answer bodies at most at once. */
+  readonly threads: number;
+  /** How long, in milliseconds, each body ahead in the pool's queue holds a newcomer back (overload control, overload-control.ts). */
   intervalMs(): number;
   close(): Promise<void>;
 }
@@ -63,6 +64,7 @@ export function createOffloadPool(options: OffloadPoolOptions): OffloadPool {
     }));
   const completions = new CompletionInterval();
   return {
+    threads: options.threads,
     warm: async () => void (await started().run(null)),
     intervalMs: () => completions.ms(),
     async answer(operation, body) {
@@ -86,6 +88,38 @@ export function createOffloadPool(options: OffloadPoolOptions): OffloadPool {
     },
     close: async () => pool?.destroy(),
   };
+}
+
+// The weight of the newest interval in CompletionInterval's average: about the last ten tasks count.
+const NEWEST_WEIGHT = 0.1;
+
+/**
+ * The time between two completions of a task queue while tasks waited, averaged over recent tasks:
+ * the queue's rate, how long each task ahead holds a newcomer back. 0 until tasks have queued.
+ */
+class CompletionInterval {
+  private lastCompletion = 0;
+  private intervalMs = 0;
+
+  ms(): number {
+    return this.intervalMs;
+  }
+
+  /** Counts a task from its submission; call the function it returns once the task settles. */
+  started(): () => void {
+    const submitted = performance.now();
+    return () => {
+      const now = performance.now();
+      // A task that found the pool idle says nothing of the pool's rate (and the first one
+      // includes the thread's start): only one submitted before the last completion does.
+      if (submitted < this.lastCompletion) {
+        // One outlier (a collection, a thread restarted) moves the average by a bounded step.
+        const interval = this.intervalMs === 0 ? now - this.lastCompletion : Math.min(now - this.lastCompletion, 4 * this.intervalMs);
+        this.intervalMs = this.intervalMs === 0 ? interval : this.intervalMs + NEWEST_WEIGHT * (interval - this.intervalMs);
+      }
+      this.lastCompletion = now;
+    };
+  }
 }
 
 /** The body as a view of a buffer it alone uses, so that transferring it takes nothing else along. */
