@@ -301,10 +301,11 @@ export function overloadControl(app: FastifyInstance, targetMs: number, config: 
     refused[signal]++;
     refusals.count(() => ({ signal, queueDelayMs: Math.round({ loop: loopWaitMs, pool: poolWaitMs, accept: acceptWaitMs }[signal]), targetMs }));
     reply.header('retry-after', RETRY_AFTER_SECONDS);
-    // The connection stays open (Node reads and drops the rest of the body). One whose last request
-    // was refused, sending again at once, gets this refusal only after the target: a caller that
-    // ignores Retry-After cannot make refusing it the process's work.
-    const send = (): void => void sendProblem(reply, problemOf(503, LIMIT_TEXTS.overloadedNow), { keepAlive: last !== undefined });
+    // The connection stays open, the rest of the body read and dropped: a refusal that closed it
+    // would send a client that reconnects back as a new caller, and refusals would feed themselves.
+    const send = (): void => void sendProblem(reply, problemOf(503, LIMIT_TEXTS.overloadedNow), { keepAlive: true });
+    // One whose last request was refused gets this refusal only after the target: a caller that sends
+    // again at once, ignoring Retry-After, cannot make refusing it the process's work.
     if (last === 'refused') setTimeout(send, targetMs);
     else send();
   };
