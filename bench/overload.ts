@@ -484,7 +484,16 @@ async function neighbours(processes: number, scenario: OverloadScenario, bodyFil
   return rows;
 }
 
-const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)] ?? Number.NaN;
+/** The middle value, or the mean of the two middle ones. */
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length / 2;
+  return sorted.length === 0
+    ? Number.NaN
+    : sorted.length % 2 === 1
+      ? (sorted[Math.floor(middle)] as number)
+      : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
 
 function closedLoopReport(rows: readonly ClosedLoop[]): string[] {
   const lines = [
