@@ -47,7 +47,6 @@ test('LoopLateness: arms one 1 ms timer as a request arrives, none while nothing
   assert.equal(loop.lastSampleMs(), last);
 });
 
-
 /** This process's threads (Linux: /proc/self/task), each with its niceness. */
 function threadNiceness(): Map<string, number> {
   return new Map(
