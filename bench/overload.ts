@@ -4,7 +4,7 @@
  *
  * - closed: closed loops, wrk's kept-alive connections sending the next request once answered and
  *   ignoring Retry-After (a worker pool, a pooled proxy): the sort at 16, 64 and 256 connections,
- *   the batch at 32, 128 and 512, S1 at 1,000; 6 s each, answers (2xx) a second counted, not requests;
+ *   the batch at 32, 128 and 512, S1 and S2 at 1,000; 6 s each, answers (2xx) a second counted, not requests;
  * - neighbour: a busy loop on the service's CPU (another tenant), the sort at 60 and 120 a second,
  *   with wrk2 (kept-alive connections, 20 s, its first 10 s calibrating) and with the generator below
  *   (callers on connections of their own, 12 s): refusals and latency;
@@ -374,9 +374,11 @@ const CLOSED_LOOPS = [
   { scenario: 'sort', connections: [16, 64, 256] },
   { scenario: 'batch', connections: [32, 128, 512] },
   { scenario: 'S1', connections: [1_000] },
+  { scenario: 'S2', connections: [1_000] },
 ] as const;
 const CLOSED_LOOP_SECONDS = 6;
-const S1_PATH = '/api/isOdd/12345';
+// The bench's S1 (POST /api/isEven {"input":12345}) and S2 (GET /api/isOdd/12345), the smallest requests.
+const SMALL = { S1: { path: '/api/isEven', body: '{"input":12345}' }, S2: { path: '/api/isOdd/12345', body: undefined } } as const;
 const NEIGHBOUR_RATES = [60, 120];
 const NEIGHBOUR_SECONDS = { wrk2: 20, generator: 12 };
 
@@ -402,8 +404,8 @@ async function closedLoops(processes: number, bodyFiles: Record<string, string>,
         await warmUp(running.base, { passes: 5, loads: 1, generator: 'wrk', pin: LOAD_PIN, workDir, connections: 50 });
         for (const { scenario, connections } of CLOSED_LOOPS) {
           for (const count of connections) {
-            const post = scenario !== 'S1';
-            const path = post ? SCENARIOS.find((each) => each.id === scenario)?.path : S1_PATH;
+            const path = scenario === 'S1' || scenario === 'S2' ? SMALL[scenario].path : SCENARIOS.find((each) => each.id === scenario)?.path;
+            const post = scenario !== 'S2';
             const load = {
               url: `${running.base}${path}`,
               method: post ? ('POST' as const) : ('GET' as const),
@@ -544,6 +546,7 @@ async function main(): Promise<void> {
   const parts = flags.parts.split(',');
   const bodyFiles: Record<string, string> = {};
   for (const scenario of SCENARIOS) writeFileSync((bodyFiles[scenario.id] = join(workDir, `${scenario.id}.json`)), scenario.body);
+  writeFileSync((bodyFiles.S1 = join(workDir, 'S1.json')), SMALL.S1.body);
   const closed = parts.includes('closed') ? await closedLoops(Number(flags.processes), bodyFiles, workDir) : [];
   const sort = SCENARIOS[0] as OverloadScenario;
   const neighbour = parts.includes('neighbour') ? await neighbours(Number(flags.processes), sort, bodyFiles.sort as string, workDir) : [];

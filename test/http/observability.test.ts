@@ -395,8 +395,9 @@ describe('edge protection', () => {
       'The service is at capacity: this request would wait longer than it may to start (OVERLOAD_TARGET_MS); retry after the time in Retry-After',
     );
     assert.equal(shed.headers['retry-after'], '1');
-    // A new caller's body still arriving: its connection closes (lingering close reads the rest); one with no body stays open.
-    assert.equal(shed.headers.connection, 'close');
+    // The connection stays open, a body still arriving read and dropped: a refusal that closed it would send
+    // a client that reconnects back as a new caller (docs/operations.md, "Past capacity", rule 4).
+    assert.equal(shed.headers.connection, 'keep-alive');
     assert.equal(byPath.statusCode, 503);
     assert.equal(byPath.headers.connection, 'keep-alive');
     // What the OpenAPI document gives as its 503 example.

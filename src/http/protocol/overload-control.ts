@@ -28,13 +28,9 @@ import { RefusalLog } from './refusal-log.js';
 // under it before it no longer does), the time a burst takes to drain; RFC 8289 §4.3 takes 100 ms.
 const INTERVAL_MS = 100;
 // The share of requests on new connections above which callers come and go: wrk's 256 kept-alive
-// connections, reconnecting after their timeouts, brought under 1%; callers at twice the capacity,
-// each with a connection of its own or an idle one of the client's, 15-50% (bench/results).
+// connections brought under 1% once open, callers past capacity 15-50% (bench/results/history-2026-12.md).
 const NEW_CALLERS_SHARE = 0.1;
 const RETRY_AFTER_SECONDS = '1';
-
-/** Where a refused request's work would have waited: the label of `overload_refusals_total`. */
-type OverloadSignal = 'loop' | 'pool' | 'accept';
 
 /**
  * CoDel's standing-queue test on the waits of requests as they arrive (rule 2 above).
@@ -71,11 +67,10 @@ export class StandingQueue {
 }
 
 /**
- * How late the event loop runs what is ready, while it was busy: the lateness of a 1 ms timer, armed
- * by a request arriving when none is pending (an idle process runs no timer), bounded by the loop's
- * active time since (`performance.eventLoopUtilization`). A loop that waited for a CPU another
- * process held (a neighbour) was idle, not busy: no queue of its own. While a sample is pending
- * and due, the turn running now counts the same way: past capacity one turn reads hundreds of requests.
+ * How late the event loop runs what is ready, while busy: the lateness of a 1 ms timer armed as a
+ * request arrives (an idle process runs none), bounded by the loop's active time since
+ * (`performance.eventLoopUtilization`): a loop that waited for a CPU a neighbour held has no queue.
+ * While a sample is due, the turn running now counts too (past capacity one reads hundreds of requests).
  *
  * @example
  * const loop = new LoopLateness(); loop.ms(performance.now()) //=> 0.1 on an idle loop
@@ -116,12 +111,11 @@ const ACCEPT_READ_MS = 10;
 const PROC_READ_BYTES = 16 * 1024;
 
 /**
- * How long a connection accepted now waited in the listening socket's accept queue, on Linux: libuv
- * accepts one connection a turn of the event loop (libuv/libuv#3696), so past capacity callers that
- * each open a connection wait in the kernel while the loop's turns stay short, where no delay the
- * process measures shows them. The queue's length is the listening socket's `rx_queue` in
- * /proc/net/tcp or tcp6 (proc(5)); its wait, that length times the time between two accepts since
- * the last read (Little's law; with WORKERS > 1 each worker accepts its share). 0 where there is no /proc.
+ * How long a connection accepted now waited in the kernel's accept queue, on Linux: libuv accepts one
+ * connection a turn (libuv/libuv#3696), so callers that each open one wait there, unseen by any delay
+ * the process measures. The listening socket's `rx_queue` in /proc/net/tcp or tcp6 (proc(5)) times
+ * the time between two accepts since the last read (Little's law; with WORKERS > 1 each worker
+ * accepts its share). 0 where there is no /proc.
  *
  * @example
  * const queue = new AcceptQueue(app.server, 1); queue.ms(performance.now()) //=> 0 while connections are accepted at once
@@ -183,9 +177,8 @@ class AcceptQueue {
 
 /**
  * The share of requests that came on a connection of their own (its first request) over the last
- * two intervals: callers that come and go. A closed loop of kept-alive connections brings almost
- * none (wrk's 256 connections, reconnecting after timeouts: under 1%); an open load brings its
- * callers on new connections whenever the ones it keeps are busy, which past capacity they are.
+ * two intervals: callers that come and go. An open load brings callers on new connections whenever
+ * the ones its clients keep are busy, which past capacity they are; a closed loop brings none.
  *
  * @example
  * const callers = new NewCallers(); callers.arrived(true, 0) //=> true: every request so far was a new caller
@@ -220,14 +213,12 @@ export class NewCallers {
  */
 export function overloadControl(app: FastifyInstance, targetMs: number, config: Pick<Config, 'offloadBodyBytes' | 'workers'>): onRequestHookHandler {
   const loop = new LoopLateness();
-  const acceptQueue = new StandingQueue(targetMs);
+  const [loopQueue, poolQueue, acceptQueue] = [new StandingQueue(targetMs), new StandingQueue(targetMs), new StandingQueue(targetMs)];
   let accept: AcceptQueue | undefined;
   app.addHook('onListen', function watchAcceptQueue() {
     accept ??= new AcceptQueue(app.server, workerCount(config));
   });
   app.addHook('onClose', () => accept?.close());
-  const loopQueue = new StandingQueue(targetMs);
-  const poolQueue = new StandingQueue(targetMs);
   const pool = app.memory.pool;
   // Pool-bound requests admitted and not yet answered.
   let pooled = 0;
@@ -236,7 +227,8 @@ export function overloadControl(app: FastifyInstance, targetMs: number, config: 
   // The connections seen, and those whose last request was refused.
   const connections = new WeakMap<object, 'seen' | 'refused'>();
   const newCallers = new NewCallers();
-  const refused: Record<OverloadSignal, number> = { loop: 0, pool: 0, accept: 0 };
+  // Refusals by where the request would have waited: the label of overload_refusals_total.
+  const refused = { loop: 0, pool: 0, accept: 0 };
   const refusals = new RefusalLog(app.serviceLog, 'refusing requests past capacity');
 
   app.metrics.register(
@@ -247,7 +239,7 @@ export function overloadControl(app: FastifyInstance, targetMs: number, config: 
       registers: [],
       collect() {
         this.reset();
-        for (const signal of ['loop', 'pool', 'accept'] as const) this.inc({ signal }, refused[signal]);
+        for (const [signal, count] of Object.entries(refused)) this.inc({ signal }, count);
       },
     }),
   );
