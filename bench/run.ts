@@ -137,7 +137,7 @@ const extraEnv: Record<string, string> = Object.fromEntries(
     return [pair.slice(0, at), pair.slice(at + 1)];
   }),
 );
-// The smoke run checks answers, not overload control: its connections of two requests each, at saturation, are callers that come and go, which the control refuses.
+// The smoke run checks answers, not overload control: its S4 opens 4 connections together on a cold process, each sending two 2 MiB sorts to one pool thread, a burst of new callers whose waits the control may refuse (docs/operations.md, "Past capacity", rule 3).
 if (flags.smoke) extraEnv.OVERLOAD_TARGET_MS ??= 'off';
 
 function wholeNumber(flag: string, text: string): number {

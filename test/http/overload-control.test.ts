@@ -80,16 +80,21 @@ test('NewCallers: callers come and go while at least a tenth of the last two int
   assert.equal(callers.arrived(true, 450), true, 'after a gap, the counts start again');
 });
 
-/** GET /api/isEven/2 on one kept-alive connection of `agent`: the status and how long the answer took. */
+// A body worth refusing: 4 KiB or more (REFUSABLE_BODY_BYTES), answered on the event loop.
+const SORT_BODY = JSON.stringify({ input: Array.from({ length: 1000 }, (_, i) => (i * 7919) % 10_007) });
+const sortOf = (app: Awaited<ReturnType<typeof build>>) =>
+  app.inject({ method: 'POST', url: '/api/sort', headers: { 'content-type': 'application/json' }, payload: SORT_BODY });
+
+/** POST /api/sort of `SORT_BODY` on one kept-alive connection of `agent`: the status and how long the answer took. */
 async function ask(port: number, agent: Agent): Promise<{ status: number; ms: number }> {
   const start = performance.now();
   return new Promise((resolve, reject) => {
-    const request = httpRequest({ port, host: '127.0.0.1', path: '/api/isEven/2', agent }, (response) => {
+    const request = httpRequest({ port, host: '127.0.0.1', method: 'POST', path: '/api/sort', headers: { 'content-type': 'application/json' }, agent }, (response) => {
       response.resume();
       response.on('end', () => resolve({ status: response.statusCode ?? 0, ms: performance.now() - start }));
     });
     request.on('error', reject);
-    request.end();
+    request.end(SORT_BODY);
   });
 }
 
@@ -122,7 +127,7 @@ test('while callers come and go, a kept-alive connection refused before gets its
   // New callers (each inject is a connection of its own) keep the queue judged.
   let calling = true;
   const callers = (async () => {
-    while (calling) await Promise.all([app.inject({ method: 'GET', url: '/api/isEven/2' }), sleep(10)]);
+    while (calling) await Promise.all([sortOf(app), sleep(10)]);
   })();
   const answers: { status: number; ms: number }[] = [];
   for (const until = performance.now() + 1500; performance.now() < until && answers.filter((a) => a.status === 503).length < 3;)
@@ -162,7 +167,8 @@ test('the accept queue: callers on new connections that wait in the kernel past 
     const until = performance.now() + 12;
     while (performance.now() < until);
   });
-  const statuses = await connectMany(port, 150, 4, 'GET /api/isEven/2 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+  const request = `POST /api/sort HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${SORT_BODY.length}\r\nConnection: close\r\n\r\n${SORT_BODY}`;
+  const statuses = await connectMany(port, 150, 4, request);
   assert.ok(
     statuses.some((status) => status.startsWith('HTTP/1.1 200')),
     statuses.join('; '),
@@ -174,6 +180,25 @@ test('the accept queue: callers on new connections that wait in the kernel past 
   const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
   assert.match(metrics, /^overload_refusals_total\{signal="accept"\} [1-9]\d*$/m);
   assert.match(metrics, /^overload_refusals_total\{signal="loop"\} 0$/m);
+});
+
+test('what refusing would save little of is never refused: a GET, a body under 4 KiB, while a standing queue refuses larger bodies', async (t) => {
+  const app = await build(t, { overloadTargetMs: 20 });
+  const stop = busyEveryTurn(60);
+  t.after(stop);
+  const small = { method: 'POST', url: '/api/sort', headers: { 'content-type': 'application/json' }, payload: SORT_BODY.slice(0, 3000).replace(/,\d*$/, ']}') } as const;
+  // An open load, each inject a connection of its own.
+  const asked: Record<'get' | 'small' | 'sort', Promise<number>[]> = { get: [], small: [], sort: [] };
+  const status = async (answer: Promise<{ statusCode: number }>) => (await answer).statusCode;
+  for (const until = performance.now() + 500; performance.now() < until; await sleep(20)) {
+    asked.sort.push(status(sortOf(app)));
+    asked.get.push(status(app.inject({ method: 'GET', url: '/api/isEven/2' })));
+    asked.small.push(status(app.inject(small)));
+  }
+  const statuses = { sort: await Promise.all(asked.sort), get: await Promise.all(asked.get), small: await Promise.all(asked.small) };
+  stop();
+  assert.ok(statuses.sort.includes(503), `the sort of 4.8 KiB: ${statuses.sort.join(', ')}`);
+  assert.ok([...statuses.get, ...statuses.small].every((status) => status === 200), JSON.stringify(statuses));
 });
 
 async function listen(app: Awaited<ReturnType<typeof build>>): Promise<number> {

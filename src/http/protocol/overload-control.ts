@@ -30,6 +30,11 @@ const INTERVAL_MS = 100;
 // The share of requests on new connections above which callers come and go: wrk's 256 kept-alive
 // connections brought under 1% once open, callers past capacity 15-50% (bench/results/history-2026-12.md).
 const NEW_CALLERS_SHARE = 0.1;
+// A refusal saves only the request's own work: reading the request and writing an answer cost the
+// loop the same either way. Under this size refusing saves too little of it (at most about three
+// fifths; bench/results/refusal-worth.md) for the answer the caller loses: a request with a smaller
+// body (every GET) is answered, never refused.
+const REFUSABLE_BODY_BYTES = 4 * 1024;
 const RETRY_AFTER_SECONDS = '1';
 
 /**
@@ -262,6 +267,10 @@ export function overloadControl(app: FastifyInstance, targetMs: number, config: 
     return Number(request.headers['content-length']) > config.offloadBodyBytes || request.headers['content-encoding'] !== undefined;
   };
 
+  // A body whose size is unknown (chunked, or coded and so of any size once decoded) may be large.
+  const worthRefusing = ({ headers }: FastifyRequest): boolean =>
+    headers['transfer-encoding'] !== undefined || headers['content-encoding'] !== undefined || Number(headers['content-length']) >= REFUSABLE_BODY_BYTES;
+
   return function overloadControl(request, reply, done) {
     const route = routeConfigOf(request);
     if (route.countsAs === undefined && route.memory === undefined) return done();
@@ -278,7 +287,7 @@ export function overloadControl(app: FastifyInstance, targetMs: number, config: 
     // A connection's first request waited to be accepted too.
     const acceptWaitMs = last === undefined ? (accept?.ms(now) ?? 0) : 0;
     const byAccept = last === undefined && acceptQueue.refuses(acceptWaitMs, now);
-    if ((!byLoop && !byPool && !byAccept) || !open) {
+    if ((!byLoop && !byPool && !byAccept) || !open || !worthRefusing(request)) {
       if (last !== 'seen') connections.set(socket, 'seen');
       if (pooledBody) {
         pooled++;
