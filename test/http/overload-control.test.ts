@@ -89,10 +89,13 @@ const sortOf = (app: Awaited<ReturnType<typeof build>>) =>
 async function ask(port: number, agent: Agent): Promise<{ status: number; ms: number }> {
   const start = performance.now();
   return new Promise((resolve, reject) => {
-    const request = httpRequest({ port, host: '127.0.0.1', method: 'POST', path: '/api/sort', headers: { 'content-type': 'application/json' }, agent }, (response) => {
-      response.resume();
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, ms: performance.now() - start }));
-    });
+    const request = httpRequest(
+      { port, host: '127.0.0.1', method: 'POST', path: '/api/sort', headers: { 'content-type': 'application/json' }, agent },
+      (response) => {
+        response.resume();
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, ms: performance.now() - start }));
+      },
+    );
     request.on('error', reject);
     request.end(SORT_BODY);
   });
@@ -186,7 +189,12 @@ test('what refusing would save little of is never refused: a GET, a body under 4
   const app = await build(t, { overloadTargetMs: 20 });
   const stop = busyEveryTurn(60);
   t.after(stop);
-  const small = { method: 'POST', url: '/api/sort', headers: { 'content-type': 'application/json' }, payload: SORT_BODY.slice(0, 3000).replace(/,\d*$/, ']}') } as const;
+  const small = {
+    method: 'POST',
+    url: '/api/sort',
+    headers: { 'content-type': 'application/json' },
+    payload: SORT_BODY.slice(0, 3000).replace(/,\d*$/, ']}'),
+  } as const;
   // An open load, each inject a connection of its own.
   const asked: Record<'get' | 'small' | 'sort', Promise<number>[]> = { get: [], small: [], sort: [] };
   const status = async (answer: Promise<{ statusCode: number }>) => (await answer).statusCode;
@@ -198,7 +206,10 @@ test('what refusing would save little of is never refused: a GET, a body under 4
   const statuses = { sort: await Promise.all(asked.sort), get: await Promise.all(asked.get), small: await Promise.all(asked.small) };
   stop();
   assert.ok(statuses.sort.includes(503), `the sort of 4.8 KiB: ${statuses.sort.join(', ')}`);
-  assert.ok([...statuses.get, ...statuses.small].every((status) => status === 200), JSON.stringify(statuses));
+  assert.ok(
+    [...statuses.get, ...statuses.small].every((status) => status === 200),
+    JSON.stringify(statuses),
+  );
 });
 
 async function listen(app: Awaited<ReturnType<typeof build>>): Promise<number> {

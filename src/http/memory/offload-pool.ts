@@ -11,10 +11,8 @@ export interface OffloadPool {
   answer(operation: OperationId | 'batch', body: Buffer): Promise<{ json: Buffer; tally?: Tally }>;
   /** Starts the threads now rather than on the first large body; resolves once one has answered. */
   warm(): Promise<void>;
-  /** How many threads answer bodies at most at once. */
-  readonly threads: number;
-  /** How long, in milliseconds, each body ahead in the pool's queue holds a newcomer back (overload control, overload-control.ts). */
-  intervalMs(): number;
+  /** How long, in milliseconds, a body arriving now waits to start with `ahead` bodies admitted before it and not yet answered (overload control, overload-control.ts). */
+  waitMs(ahead: number): number;
   close(): Promise<void>;
 }
 
@@ -64,9 +62,9 @@ export function createOffloadPool(options: OffloadPoolOptions): OffloadPool {
     }));
   const completions = new CompletionInterval();
   return {
-    threads: options.threads,
     warm: async () => void (await started().run(null)),
-    intervalMs: () => completions.ms(),
+    // A free thread takes it at once; past them, each body ahead holds it back one completion interval.
+    waitMs: (ahead) => (ahead < options.threads ? 0 : (ahead - options.threads + 1) * completions.ms()),
     async answer(operation, body) {
       const bytes = ownBuffer(body);
       let outcome: PoolOutcome | null;

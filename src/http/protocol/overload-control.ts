@@ -228,7 +228,7 @@ export function overloadControl(app: FastifyInstance, targetMs: number, config: 
   // Pool-bound requests admitted and not yet answered.
   let pooled = 0;
   const answered = (): void => void pooled--;
-  const poolWait = (): number => (pooled < pool.threads ? 0 : (pooled - pool.threads + 1) * pool.intervalMs());
+  const poolWait = (): number => pool.waitMs(pooled);
   // The connections seen, and those whose last request was refused.
   const connections = new WeakMap<object, 'seen' | 'refused'>();
   const newCallers = new NewCallers();
