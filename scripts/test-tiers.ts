@@ -19,6 +19,7 @@ export const UNIT: readonly string[] = [
   'test/operations-everywhere.test.ts',
   'test/tiers.test.ts',
   'test/http/batch-equivalence.test.ts',
+  'test/http/caching.test.ts',
   'test/http/docs-headers.test.ts',
   'test/http/legacy.test.ts',
   'test/http/memory-budget.test.ts',

@@ -155,7 +155,23 @@ test('Chromium, a page on another origin', async (t) => {
     return checks(service);
   }, base);
   assert.deepEqual(passed, [...ALL_CHECKS, 'the stream, its body sent whole (this runtime streams a request body only over HTTP/2)']);
+  // A GET operation's answer may be kept (docs/operations.md, "Caches and CDNs"): asked twice from
+  // the page, the second comes from Chromium's HTTP cache, and the service is asked once.
+  const before = await pathRequests('/api/isOdd/:number');
+  const answers = await page.evaluate(async (url) => {
+    const first: unknown = await (await fetch(url)).json();
+    return [first, await (await fetch(url)).json()];
+  }, `${base}/api/isOdd/123456789`);
+  assert.deepEqual(answers, [{ ret: true }, { ret: true }]);
+  assert.equal((await pathRequests('/api/isOdd/:number')) - before, 1, 'the second answer came from the HTTP cache');
 });
+
+/** How many GETs of `route` the service has answered 200. */
+async function pathRequests(route: string): Promise<number> {
+  const text = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+  const line = text.split('\n').find((l) => l.startsWith(`http_requests_total{method="GET",route="${route}",status="200"}`));
+  return Number(line?.split(' ')[1] ?? 0);
+}
 
 /** The README's "From code" blocks, in order, each as an ES module importing the package's built module. */
 async function readmeBlocks(): Promise<string[]> {

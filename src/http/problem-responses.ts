@@ -6,6 +6,7 @@ import { LIMIT_TEXTS } from '../operations/limit-texts.js';
 import { announceCloseIfBodyUnread } from './protocol/lingering-close.js';
 import { isExemptFromRequestTimeout } from './protocol/request-timeout.js';
 import { routeConfigOf } from './protocol/route-config.js';
+import { NO_STORE } from './protocol/caching.js';
 
 /**
  * Sends a problem answer. One sent before the request's body has all arrived (405, 404, 413, 429,
@@ -19,6 +20,8 @@ export function sendProblem(reply: FastifyReply, problem: Problem, { keepAlive =
   if (!keepAlive) announceCloseIfBodyUnread(reply.request.raw, reply);
   const routeHeaders = routeConfigOf(reply.request).headers;
   if (routeHeaders !== undefined) reply.headers(routeHeaders);
+  // Also where no hook ran (a URL the router refused): a problem depends on settings or load (caching.ts).
+  reply.header('cache-control', NO_STORE);
   reply.raw.statusMessage = problem.title; // the status line says what the body's title says
   // Sent as a string so that no route's response schema reshapes it.
   return reply.code(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));

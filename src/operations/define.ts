@@ -62,6 +62,8 @@ export interface PathForm {
   readonly summary: string;
   readonly description: string;
   readonly errors: readonly number[];
+  /** The pattern the path value must match, as the document gives it; `answer` checks it (its 400 names what is wrong). */
+  readonly pattern?: string;
   readonly answer: (text: string, limits: Limits) => object;
 }
 

@@ -78,6 +78,7 @@ const parity = (name: ParityName) =>
       summary: `Tell whether the number in the path is ${WORD[name]}`,
       description: 'The same rule as the POST form, applied to the percent-decoded path segment.',
       errors: PATH_ERRORS,
+      pattern: NUMERIC_TEXT_PATTERN,
       answer: parityOfPathValue(name),
     },
   });

@@ -45,7 +45,9 @@ export const sort = defineOperation({
   summary: 'Sort an array',
   description:
     'Numbers in numeric order, strings in Unicode code point order (or by `locale`), mixed types by one total order: ' +
-    '`null < false < true < numbers < strings < arrays < objects`. Stable; duplicates kept.',
+    '`null < false < true < numbers < strings < arrays < objects`. Stable; duplicates kept. ' +
+    'Numbers are read as doubles and come back in their shortest form: `[9007199254740993, 9007199254740992]` ' +
+    'comes back as `[9007199254740992, 9007199254740992]`; a number beyond the range of a double (`1e400`) is refused with 400.',
   tag: 'sort',
   body: SortBodySchema,
   result: SortResponseSchema,

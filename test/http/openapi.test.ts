@@ -120,7 +120,20 @@ describe('GET /api/openapi.json', () => {
       const ok = operation.responses['200']?.content['application/json'];
       assert.ok(ok?.schema, 'response schema');
       assert.notEqual(ok.example, undefined, 'response example');
-      const errors = Object.keys(operation.responses).filter((status) => status !== '200');
+      const errors = Object.keys(operation.responses).filter((status) => Number(status) >= 400);
+      // A GET operation's answer may be kept (protocol/caching.ts): its 200 and 304 say how.
+      const cacheHeaders = (status: string) =>
+        Object.keys(operation.responses[status]?.headers ?? {}).filter((name) => ['Cache-Control', 'ETag'].includes(name));
+      assert.deepEqual(
+        [cacheHeaders('200'), cacheHeaders('304')],
+        method === 'post'
+          ? [[], []]
+          : [
+              ['Cache-Control', 'ETag'],
+              ['Cache-Control', 'ETag'],
+            ],
+      );
+      assert.equal(operation.responses['304'] === undefined, method === 'post');
       assert.deepEqual(errors, (method === 'post' ? BODY_ERRORS : PATH_ERRORS).map(String));
       for (const status of errors)
         assert.deepEqual(operation.responses[status]?.content['application/problem+json']?.schema, { $ref: '#/components/schemas/Problem' }, status);

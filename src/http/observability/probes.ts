@@ -4,6 +4,7 @@ import type { HttpMetrics } from './metrics.js';
 import { problemOf } from '../../operations/problem.js';
 import { sendProblem } from '../problem-responses.js';
 import { ownHooks } from '../protocol/route-config.js';
+import { NO_STORE } from '../protocol/caching.js';
 
 /** What the process tells its probes and its streams: `ready` is cleared and `stopping` aborted when shutdown begins. */
 export interface Lifecycle {
@@ -74,6 +75,11 @@ export function registerProbes(app: FastifyInstance, sources: ProbeSources, code
  */
 export async function buildAdminApp(sources: ProbeSources, log: FastifyBaseLogger): Promise<FastifyInstance> {
   const app = Fastify({ loggerInstance: log, logController: new LogController({ disableRequestLogging: true }) });
+  // Probes and metrics tell the moment: no cache may keep them.
+  app.addHook('onRequest', (_request, reply, done) => {
+    reply.header('cache-control', NO_STORE);
+    done();
+  });
   app.setNotFoundHandler(async (request, reply) =>
     sendProblem(
       reply,

@@ -37,13 +37,16 @@ const BatchItemSchema = {
   },
 } as unknown as TSchema;
 
+// A status as a schema: an integer (TypeBox's literal would say `number`), this one only.
+const statusOf = <S extends number>(status: S) => Type.Unsafe<S>({ type: 'integer', enum: [status] });
+
 // The current operations' results, each once (isEven, isOdd and isNumber share theirs).
 const RESULTS = [...new Map(CURRENT_OPERATION_IDS.map((id) => [nameOf(operationSchemas(id).result), operationSchemas(id).result])).values()];
 
 /** `{"status":200,"result":…}` for each kind of result: `SortAnswer`, `BooleanAnswer`, … */
 const RESULT_ANSWERS = RESULTS.map((result) =>
   Type.Object(
-    { status: Type.Literal(200), result: referTo(result) },
+    { status: statusOf(200), result: referTo(result) },
     { $id: `${nameOf(result).replace(/Result$/, '')}Answer`, description: `What the single endpoint answers with 200: ${nameOf(result)}` },
   ),
 );
@@ -121,7 +124,7 @@ export const StreamLineSchema = {
 
 const StreamShutdownLineSchema = Type.Object(
   {
-    status: Type.Literal(503),
+    status: statusOf(503),
     problem: Type.Object(
       {
         ...ProblemSchema.properties,

@@ -5,7 +5,9 @@ import type { BatchLimits } from '../../engine/batch.js';
 import { JSON_CONTENT_TYPE } from '../protocol/json-body.js';
 import {
   answerHeaders,
+  CACHEABLE_HEADERS,
   codingHeaders,
+  documentedPathValue,
   documentedRequest,
   jsonResponse,
   NumberParamsSchema,
@@ -19,6 +21,7 @@ import { DEFAULT_CONFIG } from '../../config.js';
 import type { OffloadPool } from '../memory/offload-pool.js';
 import { runBody, runPathValue, type Outcome } from '../../engine/run.js';
 import { ownHooks } from '../protocol/route-config.js';
+import { sendCacheable } from '../protocol/caching.js';
 
 /** What the routes answer with: the limits, the worker threads for bodies over `offloadBodyBytes`, and whether answers may be compressed. */
 export interface Answering {
@@ -114,7 +117,7 @@ export const pathRoutes: FastifyPluginAsync<Answering> = async (app, answering) 
       `${operation.path}/:number`,
       {
         ...ownHooks({ codedAnswers: answering.codesAnswers && large }),
-        config: { countsAs: id, ...(large ? {} : NEVER_CODED) },
+        config: { countsAs: id, ...(large ? {} : NEVER_CODED), ...documentedPathValue(byPath.pattern) },
         schema: {
           operationId: `${id}ByPath`,
           summary: byPath.summary,
@@ -122,7 +125,13 @@ export const pathRoutes: FastifyPluginAsync<Answering> = async (app, answering) 
           tags: [operation.tag],
           params: NumberParamsSchema,
           response: {
-            200: resultResponse(id, headers),
+            200: resultResponse(id, { ...headers, ...CACHEABLE_HEADERS }),
+            // `type: 'null'`: a response without content, as @fastify/swagger writes it.
+            304: {
+              type: 'null',
+              description: 'Not Modified: `If-None-Match` named this answer’s `ETag`; no body',
+              headers: { ...headers, ...CACHEABLE_HEADERS },
+            },
             ...problemResponses(
               { headers, badRequest: problemOf(400, BAD_URL_TEXT), path: `${app.prefix}${operation.path}/{number}`, allow: 'GET, HEAD, OPTIONS' },
               ...byPath.errors,
@@ -130,7 +139,11 @@ export const pathRoutes: FastifyPluginAsync<Answering> = async (app, answering) 
           },
         },
       },
-      async (request, reply) => sendOutcome(reply, runPathValue(operation, request.params.number, answering.limits)),
+      async (request, reply) => {
+        const outcome = runPathValue(operation, request.params.number, answering.limits);
+        if (!('result' in outcome)) return sendProblem(reply, outcome.problem);
+        return sendCacheable(request, reply, outcome.result instanceof JsonText ? outcome.result.text : JSON.stringify(outcome.result));
+      },
     );
   }
 };

@@ -157,6 +157,20 @@ export function answerHeaders(coded: boolean, own: Readonly<Record<string, objec
   };
 }
 
+/** A GET operation's 200 and 304 headers: any cache may keep the answer for a year (protocol/caching.ts). */
+export const CACHEABLE_HEADERS = {
+  'Cache-Control': {
+    type: 'string',
+    description: 'The answer is a pure function of the URL: any cache may keep it a year without asking again (RFC 9111, RFC 8246)',
+    examples: ['public, max-age=31536000, immutable'],
+  },
+  ETag: {
+    type: 'string',
+    description: 'A strong entity tag of the answer’s bytes (RFC 9110 §8.8.3); sent back in `If-None-Match`, it gets 304',
+    examples: ['"c-x4te00Ohn9UicoH5duj7mgd5R3w"'],
+  },
+} as const;
+
 const RETRY_AFTER = { 'Retry-After': { type: 'integer', description: 'Seconds to wait before trying again' } };
 
 /** Problem responses for the given statuses, with the content type the service sends them with and an example of each. */
@@ -242,4 +256,24 @@ export const documentedRequest = (parts: { readonly body: object; readonly heade
 
 export const NumberParamsSchema = Type.Object({
   number: Type.String({ description: 'The value, percent-decoded', examples: ['12345'] }),
+});
+
+/**
+ * A path form's parameter as the OpenAPI document gives it: with the pattern its operation checks.
+ * The route does not validate it: the operation's own 400 says what is wrong with the value.
+ *
+ * @example
+ * app.get('/isEven/:number', { config: { ...documentedPathValue(NUMERIC_TEXT_PATTERN) }, schema: { params: NumberParamsSchema } }, handler);
+ */
+export const documentedPathValue = (pattern: string | undefined) => ({
+  swaggerTransform: ({ schema, url }: { schema: object; url: string }) => ({
+    schema: {
+      ...schema,
+      params: Type.Object({ number: Type.String({ ...NumberParamsSchema.properties.number, ...(pattern === undefined ? {} : { pattern }) }) }),
+      headers: Type.Object({
+        'if-none-match': Type.Optional(Type.String({ description: 'The `ETag` of an answer kept: when it is this answer’s, 304 with no body' })),
+      }),
+    },
+    url,
+  }),
 });

@@ -13,7 +13,7 @@ export interface ResponseHeaderOptions {
 }
 
 // What a page on another origin may read of an answer besides the CORS-safelisted headers.
-const EXPOSED = 'allow, retry-after, deprecation, link, sunset';
+const EXPOSED = 'allow, retry-after, deprecation, link, sunset, etag';
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
 /**
