@@ -21,7 +21,6 @@ import { counterOf, createHttpMetrics } from './http/observability/metrics.js';
 import { accessLog, requestIdOf } from './http/observability/access-log.js';
 import { createLifecycle, registerProbes } from './http/observability/probes.js';
 import { API_HEADERS, protection } from './http/protocol/protection.js';
-import { NO_STORE } from './http/protocol/caching.js';
 import { allowOrigins, fixedCorsHeaders, responseHeaders } from './http/protocol/response-headers.js';
 import { droppedLogLines } from './http/observability/log-destination.js';
 import { serviceLogger, type LoggerSetting } from './http/observability/service-logger.js';
@@ -121,8 +120,7 @@ export async function buildApp(overrides: Partial<Config> = {}, options: BuildOp
   // CORS headers that depend on the request's Origin (a list of origins), by @fastify/cors: its Vary comes first.
   if (fixedCors === undefined) await allowOrigins(app, config.corsOrigins);
   await app.register(responseHeaders, {
-    // Nothing is kept by a cache but what a route says may be (caching.ts).
-    always: { 'cache-control': NO_STORE, ...(config.securityHeaders === 'on' ? API_HEADERS : {}), ...fixedCors },
+    always: { ...(config.securityHeaders === 'on' ? API_HEADERS : {}), ...fixedCors },
     // From the first moment of shutdown, responses ask clients to reconnect: new connections still
     // reach this process during the drain delay, and by the close few keep-alive ones are left.
     shuttingDown: () => !lifecycle.ready,

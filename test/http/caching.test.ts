@@ -64,15 +64,18 @@ function assertNoStore(answer: LightMyRequestResponse, status: number, what: str
   assert.equal(answer.headers.etag, undefined, what);
 }
 
-test('what depends on settings, load or time says no-store: a limit’s 4xx, a bad path, 404, POST answers, probes and /metrics', async (t) => {
+test('what depends on settings, load or time says no-store: a limit’s 4xx, a bad path, 404, 405, probes and /metrics; POST answers carry no freshness', async (t) => {
   const app = await build(t, { numberTextLimit: 100 });
   assertNoStore(await app.inject({ method: 'GET', url: `/api/isEven/${'1'.repeat(365)}` }), 414, 'NUMBER_TEXT_LIMIT at the router');
   assertNoStore(await app.inject({ method: 'GET', url: `/api/isEven/${'1'.repeat(101)}` }), 400, 'NUMBER_TEXT_LIMIT');
   assertNoStore(await app.inject({ method: 'GET', url: '/api/isEven/abc' }), 400, 'not a number');
   assertNoStore(await app.inject({ method: 'GET', url: '/api/nothing' }), 404, 'no such path');
   assertNoStore(await app.inject({ method: 'PUT', url: '/api/isEven/2' }), 405, 'no such method');
-  assertNoStore(await post(app, '/api/isEven', { input: 2 }), 200, 'POST');
-  assertNoStore(await post(app, '/is-even', { number: 2 }), 200, 'the earlier revision, POST only');
+  // A POST answer is kept by no cache without explicit freshness (RFC 9111 §2): it carries none.
+  for (const answer of [await post(app, '/api/isEven', { input: 2 }), await post(app, '/is-even', { number: 2 })]) {
+    assert.equal(answer.statusCode, 200);
+    assert.deepEqual([answer.headers['cache-control'], answer.headers.etag, answer.headers.expires], [undefined, undefined, undefined]);
+  }
   for (const url of ['/healthz', '/readyz', '/metrics']) assertNoStore(await app.inject({ method: 'GET', url }), 200, url);
   const admin = await buildAdminApp({ ready: () => true, metrics: app.metrics }, app.serviceLog);
   t.after(() => admin.close());

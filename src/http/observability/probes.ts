@@ -34,6 +34,8 @@ export function createLifecycle(): Lifecycle {
 
 const StatusSchema = Type.Object({ status: Type.String() });
 const probeConfig = { rateLimit: false, pressureHandler: () => undefined } as const;
+// Probes and metrics tell the moment: no cache may keep them (a GET's 200 is heuristically cacheable, RFC 9111 §4.2.2).
+const notKept = ownHooks({ headers: { 'cache-control': NO_STORE }, codedAnswers: false });
 // Their answers are a few bytes: never compressed (answer-coding.ts).
 const smallProbeConfig = { ...probeConfig, codedAnswers: false } as const;
 // A readiness 503 during a drain is the service doing its job: logged as any answer, not as an error (access-log.ts).
@@ -51,18 +53,21 @@ export interface ProbeSources {
  * `codesAnswers` (the app compresses answers), `/metrics` says `Vary: Accept-Encoding`.
  */
 export function registerProbes(app: FastifyInstance, sources: ProbeSources, codesAnswers = false): void {
-  app.get('/healthz', { config: smallProbeConfig, schema: { hide: true, response: { 200: StatusSchema } } }, async () => ({ status: 'ok' }));
+  app.get('/healthz', { ...notKept, config: smallProbeConfig, schema: { hide: true, response: { 200: StatusSchema } } }, async () => ({ status: 'ok' }));
   app.get(
     '/readyz',
     {
+      ...notKept,
       config: readinessConfig,
       schema: { hide: true, response: { 200: StatusSchema } },
     },
     async (_request, reply) =>
       sources.ready() ? { status: 'ready' } : sendProblem(reply, problemOf(503, 'The service is shutting down and takes no new traffic')),
   );
-  app.get('/metrics', { ...ownHooks({ codedAnswers: codesAnswers }), config: probeConfig, schema: { hide: true } }, async (_request, reply) =>
-    reply.type(sources.metrics.contentType).send(await sources.metrics.text()),
+  app.get(
+    '/metrics',
+    { ...ownHooks({ headers: { 'cache-control': NO_STORE }, codedAnswers: codesAnswers }), config: probeConfig, schema: { hide: true } },
+    async (_request, reply) => reply.type(sources.metrics.contentType).send(await sources.metrics.text()),
   );
 }
 
@@ -75,11 +80,6 @@ export function registerProbes(app: FastifyInstance, sources: ProbeSources, code
  */
 export async function buildAdminApp(sources: ProbeSources, log: FastifyBaseLogger): Promise<FastifyInstance> {
   const app = Fastify({ loggerInstance: log, logController: new LogController({ disableRequestLogging: true }) });
-  // Probes and metrics tell the moment: no cache may keep them.
-  app.addHook('onRequest', (_request, reply, done) => {
-    reply.header('cache-control', NO_STORE);
-    done();
-  });
   app.setNotFoundHandler(async (request, reply) =>
     sendProblem(
       reply,

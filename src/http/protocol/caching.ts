@@ -7,26 +7,26 @@ import { JSON_CONTENT_TYPE } from './json-body.js';
 /**
  * HTTP caching (RFC 9111), docs/operations.md "Caches and CDNs". A GET operation's 200 is a pure
  * function of its URL, the same for as long as the path is served: any cache may keep it for a year
- * and need never revalidate it (RFC 8246). Everything else the service answers depends on settings,
- * load or time (a limit's 4xx, 429, 503, 5xx, probes, /metrics) and carries `NO_STORE`, which the
- * response-headers hook writes on every answer before a cacheable one overrides it.
+ * and need never revalidate it (RFC 8246). What depends on settings, load or time and a cache might
+ * keep carries `NO_STORE`: every problem (sendProblem), the probes and /metrics. POST answers carry
+ * nothing: no cache keeps them without explicit freshness (RFC 9111 §2).
  */
 export const NO_STORE = 'no-store';
 const FOREVER = 'public, max-age=31536000, immutable';
 
-// The tags of the answers sent so far: a GET operation has a few distinct answers (`{"ret":true}`
+// The headers of the answers sent so far: a GET operation has a few distinct answers (`{"ret":true}`
 // and `{"ret":false}`), so each is hashed once. Bounded, in case an operation has more.
-const TAGS = new Map<string, string>();
-const MAX_TAGS = 64;
+const HEADERS = new Map<string, Readonly<Record<'cache-control' | 'etag', string>>>();
+const MAX_ANSWERS = 64;
 
-/** A strong entity tag for `text`, a hash of its bytes (etag, https://github.com/jshttp/etag). */
-function tagOf(text: string): string {
-  let tag = TAGS.get(text);
-  if (tag === undefined) {
-    tag = etag(text);
-    if (TAGS.size < MAX_TAGS) TAGS.set(text, tag);
+/** `text`'s caching headers: its strong entity tag is a hash of its bytes (etag, https://github.com/jshttp/etag). */
+function headersOf(text: string): Readonly<Record<'cache-control' | 'etag', string>> {
+  let headers = HEADERS.get(text);
+  if (headers === undefined) {
+    headers = { 'cache-control': FOREVER, etag: etag(text) };
+    if (HEADERS.size < MAX_ANSWERS) HEADERS.set(text, headers);
   }
-  return tag;
+  return headers;
 }
 
 /**
@@ -38,7 +38,7 @@ function tagOf(text: string): string {
  * return sendCacheable(request, reply, '{"ret":true}'); // 200, Cache-Control: public, max-age=31536000, immutable; ETag: "c-…"
  */
 export function sendCacheable(request: FastifyRequest, reply: FastifyReply, text: string): FastifyReply {
-  const headers = { 'cache-control': FOREVER, etag: tagOf(text) };
+  const headers = headersOf(text);
   reply.headers(headers);
   if (fresh(request.headers, headers)) return reply.code(304).send();
   return reply.type(JSON_CONTENT_TYPE).send(text);

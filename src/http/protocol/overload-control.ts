@@ -33,7 +33,8 @@ const NEW_CALLERS_SHARE = 0.1;
 // A refusal saves only the request's own work: reading the request and writing an answer cost the
 // loop the same either way. Under this size refusing saves too little of it (at most about three
 // fifths; bench/results/refusal-worth.md) for the answer the caller loses: a request with a smaller
-// body (every GET) is answered, never refused.
+// body (every GET) is answered, never refused, and neither measured nor counted (its wait is the
+// loop's, which the larger ones measure; a connection's first larger request is its new caller).
 const REFUSABLE_BODY_BYTES = 4 * 1024;
 const RETRY_AFTER_SECONDS = '1';
 
@@ -273,7 +274,8 @@ export function overloadControl(app: FastifyInstance, targetMs: number, config: 
 
   return function overloadControl(request, reply, done) {
     const route = routeConfigOf(request);
-    if (route.countsAs === undefined && route.memory === undefined) return done();
+    // What it would never refuse it does not measure either: no timer, no count on their path.
+    if ((route.countsAs === undefined && route.memory === undefined) || !worthRefusing(request)) return done();
     const now = performance.now();
     const socket = request.raw.socket;
     const last = connections.get(socket);
@@ -287,7 +289,7 @@ export function overloadControl(app: FastifyInstance, targetMs: number, config: 
     // A connection's first request waited to be accepted too.
     const acceptWaitMs = last === undefined ? (accept?.ms(now) ?? 0) : 0;
     const byAccept = last === undefined && acceptQueue.refuses(acceptWaitMs, now);
-    if ((!byLoop && !byPool && !byAccept) || !open || !worthRefusing(request)) {
+    if ((!byLoop && !byPool && !byAccept) || !open) {
       if (last !== 'seen') connections.set(socket, 'seen');
       if (pooledBody) {
         pooled++;
