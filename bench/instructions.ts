@@ -18,6 +18,7 @@
  *                                                                        # measured in up to --attempts (5) processes
  *   npx tsx bench/instructions.ts --targets service --node-flag=--max-semi-space-size=32   # a V8 flag's effect
  *   npx tsx bench/instructions.ts --warmup-loads 3                 # after every scenario with requests in flight
+ *   npx tsx bench/instructions.ts --targets service --scenarios S2 --header 'if-none-match:"c-x4te00Ohn9UicoH5duj7mgd5R3w"'   # its 304
  *   npx tsx bench/instructions.ts --targets service-traced,service-traced+b64 --variant b64:OTEL_BSP_MAX_EXPORT_BATCH_SIZE=64
  *                                                                        # a setting's effect (bench/targets.ts, defineVariant)
  *   npx tsx bench/instructions.ts --targets service --fresh --scenarios S1   # before any other request: the drift, by difference
@@ -59,8 +60,11 @@ const { values: flags } = parseArgs({
     'warmup-loads': { type: 'string', default: '0' },
     fresh: { type: 'boolean', default: false },
     callers: { type: 'string' },
+    // NAME:VALUE on every measured request, e.g. `if-none-match:"c-…"` for a 304's cost beside the 200's.
+    header: { type: 'string', multiple: true, default: [] },
   },
 });
+const measuredHeaders = Object.fromEntries(flags.header.map((pair) => [pair.slice(0, pair.indexOf(':')), pair.slice(pair.indexOf(':') + 1)]));
 const count = Number(flags.requests);
 const attempts = Number(flags.attempts);
 if (!Number.isInteger(attempts) || attempts < 1) throw new RangeError(`--attempts must be a whole number of processes, at least 1, not ${flags.attempts}`);
@@ -72,11 +76,11 @@ const extraEnv = Object.fromEntries(flags.env.map((pair) => [pair.slice(0, pair.
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-function send(base: string, scenario: Pick<Scenario, 'method' | 'path' | 'body'>, through = agent): Promise<number> {
+function send(base: string, scenario: Pick<Scenario, 'method' | 'path' | 'body'>, through = agent, extra: Record<string, string> = {}): Promise<number> {
   return new Promise((resolve, reject) => {
     const call = httpRequest(
       base + scenario.path,
-      { method: scenario.method, agent: through, headers: scenario.body === undefined ? {} : { 'content-type': 'application/json' } },
+      { method: scenario.method, agent: through, headers: { ...(scenario.body === undefined ? {} : { 'content-type': 'application/json' }), ...extra } },
       (response) => {
         response.resume();
         response.on('end', () => resolve(response.statusCode ?? 0));
@@ -275,12 +279,14 @@ async function measure(name: TargetName, which: readonly Scenario[] = chosen): P
     for (let pass = 0; pass < warmupLoads; pass++) await loadPass(base);
     const results: Measured[] = [];
     for (const scenario of which) {
-      if ((await send(base, scenario)) !== 200) throw new Error(`${name} does not answer ${scenario.id} with 200`);
+      const expected = flags.header.length === 0 ? 200 : (await send(base, scenario, agent, measuredHeaders));
+      if ((await send(base, scenario, agent, measuredHeaders)) !== expected || ![200, 304].includes(expected))
+        throw new Error(`${name} does not answer ${scenario.id} with 200 (or 304, with --header)`);
       const windows: Array<{ total: number; seconds: number; self: Map<string, number>; calls: Map<string, number> }> = [];
       for (let w = 0; w < Number(flags.windows); w++) {
         dump();
         const started = performance.now();
-        for (let i = 0; i < count; i++) await send(base, scenario);
+        for (let i = 0; i < count; i++) await send(base, scenario, agent, measuredHeaders);
         const seconds = (performance.now() - started) / 1000;
         windows.push({ ...dump(), seconds });
       }
