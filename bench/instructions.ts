@@ -279,7 +279,7 @@ async function measure(name: TargetName, which: readonly Scenario[] = chosen): P
     for (let pass = 0; pass < warmupLoads; pass++) await loadPass(base);
     const results: Measured[] = [];
     for (const scenario of which) {
-      const expected = flags.header.length === 0 ? 200 : (await send(base, scenario, agent, measuredHeaders));
+      const expected = flags.header.length === 0 ? 200 : await send(base, scenario, agent, measuredHeaders);
       if ((await send(base, scenario, agent, measuredHeaders)) !== expected || ![200, 304].includes(expected))
         throw new Error(`${name} does not answer ${scenario.id} with 200 (or 304, with --header)`);
       const windows: Array<{ total: number; seconds: number; self: Map<string, number>; calls: Map<string, number> }> = [];
