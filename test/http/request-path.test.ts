@@ -135,7 +135,8 @@ test('the hooks of a request, step by step: app-wide, then the body context, the
   // An answer never coded (a parity): no Vary, nothing of @fastify/compress.
   assert.deepEqual(hooksOf(app, 'POST', '/api/isEven'), { onRequest: APP_WIDE, ...BODY_HOOKS });
   assert.deepEqual(hooksOf(app, 'GET', '/api/isEven/:number'), { onRequest: APP_WIDE, preParsing: [], preValidation: [] });
-  assert.deepEqual(hooksOf(app, 'GET', '/healthz'), { onRequest: APP_WIDE, preParsing: [], preValidation: [] });
+  // A probe's no-store (protocol/caching.ts).
+  assert.deepEqual(hooksOf(app, 'GET', '/healthz'), { onRequest: [...APP_WIDE, 'routeHeaders'], preParsing: [], preValidation: [] });
   // The earlier revision's headers first among the route's own: its errors carry them.
   assert.deepEqual(hooksOf(app, 'POST', '/sort'), { onRequest: [...APP_WIDE, 'routeHeaders', 'varyOnAcceptEncoding', 'onRequest'], ...BODY_HOOKS });
   // A 405 answers in its own hook, after the path's headers; in the scope of the preflights, where @fastify/cors runs first.
