@@ -105,7 +105,7 @@ export function runBody(operation: Operation, bytes: Uint8Array | undefined, lim
  * Runs the path form of `operation` (`GET <path>/{number}`) on a percent-decoded path segment.
  *
  * @example
- * runPathValue(OPERATIONS.isNumber, ' 0x1F ', limits) //=> { status: 200, result: { ret: true } }
+ * runPathValue(OPERATIONS.isNumber, ' 0x1F ', limits) //=> { status: 200, result: JsonText { text: '{"ret":true}' } }
  */
 export function runPathValue(operation: Operation, text: string, limits: Limits): Outcome {
   try {

@@ -16,6 +16,17 @@ export class JsonText {
   constructor(readonly text: string) {}
 }
 
+const BOOLEAN_ANSWERS = [new JsonText('{"ret":false}'), new JsonText('{"ret":true}')] as const;
+
+/**
+ * A path form's boolean answer as its JSON text, made once: a GET answers one of two texts, and
+ * needs no serializing (http/protocol/caching.ts hashes each once).
+ *
+ * @example
+ * booleanAnswer(true).text //=> '{"ret":true}'
+ */
+export const booleanAnswer = (ret: boolean): JsonText => BOOLEAN_ANSWERS[ret ? 1 : 0];
+
 interface AnswerContext {
   readonly limits: Limits;
   /** The JSON source text of the operation's `numberField`, when that member was a number. */

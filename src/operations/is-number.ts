@@ -1,5 +1,5 @@
 import { isNumber as isNumberCore } from '../core/index.js';
-import { AnyInputBodySchema, BODY_ERRORS, BooleanResultSchema, defineOperation, PATH_ERRORS } from './define.js';
+import { AnyInputBodySchema, BODY_ERRORS, booleanAnswer, BooleanResultSchema, defineOperation, PATH_ERRORS } from './define.js';
 
 export const isNumber = defineOperation({
   path: '/isNumber',
@@ -18,6 +18,6 @@ export const isNumber = defineOperation({
     summary: 'Tell whether the path segment is a number',
     description: 'The string rule of the POST form, applied to the percent-decoded path segment.',
     errors: PATH_ERRORS,
-    answer: (text) => ({ ret: isNumberCore(text) }),
+    answer: (text) => booleanAnswer(isNumberCore(text)),
   },
 });

@@ -1,6 +1,6 @@
 import { Type, type TBoolean } from 'typebox';
 import { InputError, NUMERIC_TEXT_PATTERN } from '../core/index.js';
-import { BODY_ERRORS, BooleanResultSchema, defineOperation, example, JSON_OBJECT_BODY, JsonText, PATH_ERRORS, preview } from './define.js';
+import { BODY_ERRORS, booleanAnswer, BooleanResultSchema, defineOperation, example, JSON_OBJECT_BODY, JsonText, PATH_ERRORS, preview } from './define.js';
 import { numberTextTooLong, PARITY, parityOrProblem, type Limits, type ParityName } from './field-rules.js';
 import { EXPECTED, ProblemError } from './problem.js';
 
@@ -49,11 +49,11 @@ const ParityBodySchema = Type.Object(
 
 /** A number in a path segment, for parity: its length first, then the core rule, errors naming the value. */
 function parityOfPathValue(name: ParityName) {
-  return (text: string, limits: Limits): { ret: boolean } => {
+  return (text: string, limits: Limits): JsonText => {
     const tooLong = numberTextTooLong(text, limits);
     if (tooLong !== undefined) throw new ProblemError(400, `The path value ${tooLong}`);
     try {
-      return { ret: PARITY[name](text) };
+      return booleanAnswer(PARITY[name](text));
     } catch (error) {
       if (error instanceof InputError) throw new ProblemError(400, `The path value ${JSON.stringify(preview(text))} ${error.message}`);
       throw error;

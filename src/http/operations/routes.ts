@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, RouteShorthandOptions } from 'fastify';
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { CURRENT_OPERATION_IDS, JsonText, OPERATIONS, type Operation, type OperationId } from '../../operations/index.js';
 import type { BatchLimits } from '../../engine/batch.js';
 import { JSON_CONTENT_TYPE } from '../protocol/json-body.js';
@@ -10,7 +9,6 @@ import {
   documentedPathValue,
   documentedRequest,
   jsonResponse,
-  NumberParamsSchema,
   operationSchemas,
   problemResponses,
   type ProblemContext,
@@ -113,7 +111,7 @@ export const pathRoutes: FastifyPluginAsync<Answering> = async (app, answering) 
     if (byPath === undefined) continue;
     const large = operation.largeResult === true;
     const headers = answerHeaders(large);
-    app.withTypeProvider<TypeBoxTypeProvider>().get(
+    app.get(
       `${operation.path}/:number`,
       {
         ...ownHooks({ codedAnswers: answering.codesAnswers && large }),
@@ -123,7 +121,6 @@ export const pathRoutes: FastifyPluginAsync<Answering> = async (app, answering) 
           summary: byPath.summary,
           description: byPath.description,
           tags: [operation.tag],
-          params: NumberParamsSchema,
           response: {
             200: resultResponse(id, { ...headers, ...CACHEABLE_HEADERS }),
             // `type: 'null'`: a response without content, as @fastify/swagger writes it.
@@ -140,7 +137,8 @@ export const pathRoutes: FastifyPluginAsync<Answering> = async (app, answering) 
         },
       },
       async (request, reply) => {
-        const outcome = runPathValue(operation, request.params.number, answering.limits);
+        // The router's value, always a string: documented (documentedPathValue), not validated again.
+        const outcome = runPathValue(operation, (request.params as { number: string }).number, answering.limits);
         if (!('result' in outcome)) return sendProblem(reply, outcome.problem);
         return sendCacheable(request, reply, outcome.result instanceof JsonText ? outcome.result.text : JSON.stringify(outcome.result));
       },

@@ -254,7 +254,7 @@ export const documentedRequest = (parts: { readonly body: object; readonly heade
   return { swaggerTransform: ({ schema, url }: { schema: object; url: string }) => ({ schema: { ...schema, body, headers: parts.headers }, url }) };
 };
 
-export const NumberParamsSchema = Type.Object({
+const NumberParamsSchema = Type.Object({
   number: Type.String({ description: 'The value, percent-decoded', examples: ['12345'] }),
 });
 

@@ -39,7 +39,7 @@ function headersOf(text: string): Readonly<Record<'cache-control' | 'etag', stri
  */
 export function sendCacheable(request: FastifyRequest, reply: FastifyReply, text: string): FastifyReply {
   const headers = headersOf(text);
-  reply.headers(headers);
+  reply.header('cache-control', headers['cache-control']).header('etag', headers.etag);
   if (fresh(request.headers, headers)) return reply.code(304).send();
   return reply.type(JSON_CONTENT_TYPE).send(text);
 }
