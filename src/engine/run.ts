@@ -16,7 +16,7 @@ export interface RunLimits extends Limits {
 }
 
 /** The answer to one operation: what its single endpoint answers with 200, or its problem. */
-export type Outcome = { readonly status: 200; readonly result: object | JsonText } | { readonly status: number; readonly problem: Problem };
+export type Outcome<Result = object | JsonText> = { readonly status: 200; readonly result: Result } | { readonly status: number; readonly problem: Problem };
 
 /**
  * The outcome of a problem.
@@ -107,7 +107,7 @@ export function runBody(operation: Operation, bytes: Uint8Array | undefined, lim
  * @example
  * runPathValue(OPERATIONS.isNumber, ' 0x1F ', limits) //=> { status: 200, result: JsonText { text: '{"ret":true}' } }
  */
-export function runPathValue(operation: Operation, text: string, limits: Limits): Outcome {
+export function runPathValue(operation: Operation, text: string, limits: Limits): Outcome<JsonText> {
   try {
     if (operation.byPath === undefined) throw new TypeError(`${operation.path} has no path form`);
     return { status: 200, result: operation.byPath.answer(text, limits) };
@@ -116,7 +116,7 @@ export function runPathValue(operation: Operation, text: string, limits: Limits)
   }
 }
 
-function outcomeOfError(error: unknown): Outcome {
+function outcomeOfError(error: unknown): ReturnType<typeof problemOutcome> {
   if (error instanceof ProblemError) return problemOutcome(error.problem);
   throw error;
 }

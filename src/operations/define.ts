@@ -75,7 +75,7 @@ export interface PathForm {
   readonly errors: readonly number[];
   /** The pattern the path value must match, as the document gives it; `answer` checks it (its 400 names what is wrong). */
   readonly pattern?: string;
-  readonly answer: (text: string, limits: Limits) => object;
+  readonly answer: (text: string, limits: Limits) => JsonText;
 }
 
 export interface Operation<S extends TSchema = TSchema, R extends TSchema = TSchema> {

@@ -140,7 +140,7 @@ export const pathRoutes: FastifyPluginAsync<Answering> = async (app, answering) 
         // The router's value, always a string: documented (documentedPathValue), not validated again.
         const outcome = runPathValue(operation, (request.params as { number: string }).number, answering.limits);
         if (!('result' in outcome)) return sendProblem(reply, outcome.problem);
-        return sendCacheable(request, reply, outcome.result instanceof JsonText ? outcome.result.text : JSON.stringify(outcome.result));
+        return sendCacheable(request, reply, outcome.result.text);
       },
     );
   }

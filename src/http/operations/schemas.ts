@@ -263,7 +263,7 @@ const NumberParamsSchema = Type.Object({
  * The route does not validate it: the operation's own 400 says what is wrong with the value.
  *
  * @example
- * app.get('/isEven/:number', { config: { ...documentedPathValue(NUMERIC_TEXT_PATTERN) }, schema: { params: NumberParamsSchema } }, handler);
+ * app.get('/isEven/:number', { config: { ...documentedPathValue(NUMERIC_TEXT_PATTERN) } }, handler); // the document's parameter has the pattern
  */
 export const documentedPathValue = (pattern: string | undefined) => ({
   swaggerTransform: ({ schema, url }: { schema: object; url: string }) => ({
