@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import helmet from 'helmet';
-import { API_HEADERS, DOCS_HELMET_OPTIONS } from '../../src/http/protocol/protection.js';
+import { API_HEADERS, DOCS_HELMET_OPTIONS } from '../../src/http/protocol/security-headers.js';
 import { build } from './helper.js';
 
 /** The headers helmet sets with the given options, as a header name → value map. */

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import helmet from '@fastify/helmet';
-import { DOCS_HELMET_OPTIONS } from '../protocol/protection.js';
+import { DOCS_HELMET_OPTIONS } from '../protocol/security-headers.js';
 import { DEFAULT_PREFIX, TAGS } from '../../operations/index.js';
 import type { TSchema } from 'typebox';
 import { nameOf, namedSchemas } from './schemas.js';

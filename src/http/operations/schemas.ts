@@ -50,7 +50,7 @@ const PROBLEM_WHEN: Readonly<Record<number, string>> = {
   415: `The body is not \`application/json\` (UTF-8), or its \`Content-Encoding\` is not one the service reads (${REQUEST_CODINGS.join(', ')}), which \`Accept-Encoding\` then lists`,
   500: 'An unexpected failure; nothing internal is disclosed',
   429: `Too many requests from this client (${SETTINGS.rateLimitMax.env}, off by default); retry after the seconds in \`Retry-After\``,
-  503: `At capacity: callers come and go, and the queue this request's work would join (the event loop, the offload pool, the accept queue) has stood past ${SETTINGS.overloadTargetMs.env} for 100 ms; only a body of 4 KiB or more (never a GET) is refused for this; or no memory is free for this body now (${SETTINGS.memoryLimit.env}); or shedding load (${SETTINGS.maxEventLoopDelayMs.env}, off by default). Retry after the seconds in \`Retry-After\``,
+  503: `At capacity: callers come and go, and the queue this request's work would join (the event loop, the offload pool) has stood past ${SETTINGS.overloadTargetMs.env} for 100 ms; only a body of 4 KiB or more (never a GET) is refused for this; or no memory is free for this body now (${SETTINGS.memoryLimit.env}); or shedding load (${SETTINGS.maxEventLoopDelayMs.env}, off by default). Retry after the seconds in \`Retry-After\``,
   408: `The request was not received in time (${SETTINGS.headersTimeoutMs.env}, ${SETTINGS.requestTimeoutMs.env}); the connection closes`,
   431: 'The request headers are larger than the service accepts; the connection closes',
 };
