@@ -35,6 +35,7 @@ export const UNIT: readonly string[] = [
 /** Seconds each, beside the unit tier: the time and memory bounds, the HTTP tests over sockets. */
 export const QUICK: readonly string[] = [
   'test/http/overload-control.test.ts',
+  'test/http/caching-clients.test.ts',
   'test/core/graphemes-exhaustive.test.ts',
   'test/core/sort-bounds.test.ts',
   'test/core/time-bounds.test.ts',
