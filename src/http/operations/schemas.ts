@@ -254,10 +254,6 @@ export const documentedRequest = (parts: { readonly body: object; readonly heade
   return { swaggerTransform: ({ schema, url }: { schema: object; url: string }) => ({ schema: { ...schema, body, headers: parts.headers }, url }) };
 };
 
-const NumberParamsSchema = Type.Object({
-  number: Type.String({ description: 'The value, percent-decoded', examples: ['12345'] }),
-});
-
 /**
  * A path form's parameter as the OpenAPI document gives it: with the pattern its operation checks.
  * The route does not validate it: the operation's own 400 says what is wrong with the value.
@@ -269,7 +265,9 @@ export const documentedPathValue = (pattern: string | undefined) => ({
   swaggerTransform: ({ schema, url }: { schema: object; url: string }) => ({
     schema: {
       ...schema,
-      params: Type.Object({ number: Type.String({ ...NumberParamsSchema.properties.number, ...(pattern === undefined ? {} : { pattern }) }) }),
+      params: Type.Object({
+        number: Type.String({ description: 'The value, percent-decoded', examples: ['12345'], ...(pattern === undefined ? {} : { pattern }) }),
+      }),
       headers: Type.Object({
         'if-none-match': Type.Optional(Type.String({ description: 'The `ETag` of an answer kept: when it is this answer’s, 304 with no body' })),
       }),

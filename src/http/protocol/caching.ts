@@ -43,6 +43,7 @@ function headersOf(text: string): Readonly<Record<'cache-control' | 'etag', stri
 export function sendCacheable(request: FastifyRequest, reply: FastifyReply, text: string): FastifyReply {
   const headers = headersOf(text);
   reply.header('cache-control', headers['cache-control']).header('etag', headers.etag);
-  if (fresh({ 'if-none-match': request.headers['if-none-match'] }, headers)) return reply.code(304).send();
+  const tag = request.headers['if-none-match'];
+  if (tag !== undefined && fresh({ 'if-none-match': tag }, headers)) return reply.code(304).send();
   return reply.type(JSON_CONTENT_TYPE).send(text);
 }
