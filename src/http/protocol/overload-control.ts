@@ -29,6 +29,8 @@ const NEW_CALLERS_SHARE = 0.1;
 // saves at most about three fifths of a request (bench/results/refusal-worth.md), too little for the
 // answer lost. A smaller body (every GET) is never refused, nor measured: its wait is the loop's.
 const REFUSABLE_BODY_BYTES = 4 * 1024;
+// Retry-After is whole seconds (RFC 9110 §10.2.3), and 1 is the least that asks for a wait: by then
+// ten of the standing-queue test's intervals have passed.
 const RETRY_AFTER_SECONDS = '1';
 
 /**
