@@ -406,7 +406,7 @@ async function measure(name: TargetName, which: readonly Scenario[] = chosen): P
 for (const spec of flags.variant) defineVariant(spec);
 const targetNames = flags.targets.split(',') as TargetName[];
 for (const name of targetNames) targetOf(name); // an unknown target or variant is named before any is measured
-// The targets in turn, a process each a round: each process may fall into that mode or not on its own.
+// The targets in turn, a process each a round: each process falls into Node's slow mode (--processes, above) or not on its own.
 const rounds: Measured[][] = [];
 for (let round = 0; round < processCount; round++) {
   const measured: Measured[] = [];
