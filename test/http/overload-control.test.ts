@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
@@ -100,23 +100,44 @@ async function ask(port: number, agent: Agent): Promise<{ status: number; ms: nu
   });
 }
 
-test('a closed loop of kept-alive connections is never refused, however late the loop: its queue cannot grow past its number', async (t) => {
+/**
+ * Four kept-alive connections, opened and then quiet for two intervals, asking in a closed loop for
+ * 600 ms while turns of 35 ms keep the loop late: past the target (20 ms), and short enough that the
+ * loop's requests come within an interval of each other, so the queue they see stands (with turns of
+ * 60 ms it never did, and rule 3 went untested). `alongside` runs meanwhile, until the loop ends.
+ */
+async function closedLoopBehindLateLoop(t: TestContext, alongside?: (app: Awaited<ReturnType<typeof build>>, running: () => boolean) => Promise<void>) {
   const app = await build(t, { overloadTargetMs: 20 });
   const port = await listen(app);
   const agent = new Agent({ keepAlive: true, maxSockets: 4 });
   t.after(() => agent.destroy());
-  // Its connections opened, then two intervals in which no new caller came.
   await Promise.all([1, 2, 3, 4].map(() => ask(port, agent)));
   await sleep(250);
-  const stop = busyEveryTurn(60);
+  const stop = busyEveryTurn(35);
   t.after(stop);
+  let running = true;
+  const beside = alongside?.(app, () => running);
   const statuses: number[] = [];
   for (const until = performance.now() + 600; performance.now() < until;) {
     statuses.push(...(await Promise.all([1, 2, 3, 4].map(async () => (await ask(port, agent)).status))));
   }
+  running = false;
+  await beside;
   stop();
   assert.ok(statuses.length >= 8 && statuses.every((status) => status === 200), statuses.join(', '));
   assert.match((await app.inject({ method: 'GET', url: '/metrics' })).body, /^overload_refusals_total\{signal="loop"\} 0$/m);
+}
+
+test('a closed loop of kept-alive connections is never refused, however late the loop: its queue cannot grow past its number', async (t) => {
+  await closedLoopBehindLateLoop(t);
+});
+
+test('probes, /metrics, the docs and what is never refused never feed its state: coming on connections of their own, they open no closed loop to refusal', async (t) => {
+  // Each inject is a connection of its own: counted, they would be about a fifth of the requests, past the tenth that opens rule 3.
+  const others = ['/healthz', '/readyz', '/metrics', '/api/openapi.json', '/api/isEven/4'];
+  await closedLoopBehindLateLoop(t, async (app, running) => {
+    for (let i = 0; running(); i++) await Promise.all([app.inject({ method: 'GET', url: others[i % others.length] as string }), sleep(5)]);
+  });
 });
 
 test('while callers come and go, a kept-alive connection refused before gets its next refusal only after the target', async (t) => {
