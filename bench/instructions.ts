@@ -58,7 +58,7 @@ const { values: flags } = parseArgs({
     check: { type: 'string' },
     margin: { type: 'string', default: '0.15' },
     attempts: { type: 'string', default: '5' },
-    // A process can fall into a mode of Node's that costs a third more a request (bench/results/cacheable-get.md),
+    // A process can fall into a mode of Node's that costs a quarter to a half more a request (bench/results/cacheable-get.md),
     // and a window's collections move a figure by a few per cent: the least of several processes is the build's.
     processes: { type: 'string', default: '1' },
     'warmup-loads': { type: 'string', default: '0' },
