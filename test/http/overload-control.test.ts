@@ -26,6 +26,16 @@ test('StandingQueue: a wait past the target is no overload until every wait has 
   assert.equal(queue.refuses(80, 600), true);
 });
 
+test('StandingQueue: a wait over the target by more than an interval stands at once, since every wait for the next interval will be over the target', () => {
+  const queue = new StandingQueue(50);
+  assert.equal(queue.refuses(150, 0), false, 'over the target by the interval exactly: a burst so far');
+  assert.equal(queue.refuses(151, 1), true, 'over it by more: standing at once');
+  assert.equal(queue.refuses(60, 2), true, 'and what waits past the target is refused while it stands');
+  assert.equal(queue.refuses(50, 3), false);
+  assert.equal(queue.refuses(50, 103), false, 'at most the target for an interval: standing ends');
+  assert.equal(queue.refuses(60, 104), false, 'a new count starts');
+});
+
 test('LoopLateness: arms one 1 ms timer as a request arrives, none while nothing does; its lateness and the turn running now', async () => {
   await sleep(1); // the loop has started: its utilization is measured from then
   const loop = new LoopLateness();
