@@ -25,7 +25,9 @@
  * and 5 C steps; (1 - 2r)/(1 - r) and (1 - 5r)/(1 - r) are the goodput that refusals at that cost
  * allow at 2 C and 5 C. Each rate past capacity is first offered to bench/refusing, which refuses
  * everything at once: where even it times callers out, the step is marked generator-bound (the
- * machine's limit on new connections, not the service's). Figures go to bench/results/overload-LABEL.md.
+ * machine's limit on new connections, not the service's); its CPU time a refusal at 5 C, over the
+ * service's an answer, is the r below which no server that reads the refused body can go. Figures
+ * go to bench/results/overload-LABEL.md.
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -246,6 +248,8 @@ interface Row {
   readonly recovery: Step;
   /** A refusal's CPU time as a share of an answer's. */
   readonly r: number;
+  /** The same for bare node:http's refusal (bench/refusing): no server that reads the body refuses for less. */
+  readonly bareR: number;
   /** Each rate past capacity offered to bench/refusing, by fraction: what the generator alone did. */
   readonly generatorAlone: ReadonlyMap<number, Step>;
 }
@@ -280,15 +284,18 @@ function speedMoved(row: Row, before: Step | undefined, step: Step): boolean {
   return moved(before === undefined ? row.cpuLoopMsAtCapacity : before.cpuLoopMs) || moved(step.cpuLoopMs);
 }
 
-/** r from the 1 C and 5 C steps: CPU = a·answers + b·refusals in each, solved for a and b. */
-function refusalShare(one: Step, five: Step): number {
+/**
+ * r from the 1 C and 5 C steps: CPU = a·answers + b·refusals in each, solved for a and b; and the
+ * floor, bare node:http's refusal (bench/refusing at 5 C: its CPU over its refusals) over the same a.
+ */
+function refusalShares(one: Step, five: Step, bare: Step | undefined): { r: number; bareR: number } {
   const [a1, b1, c1] = [one.ok, one.refused, one.serviceCpuS];
   const [a2, b2, c2] = [five.ok, five.refused, five.serviceCpuS];
   const determinant = a1 * b2 - a2 * b1;
-  if (determinant === 0) return Number.NaN;
+  if (determinant === 0) return { r: Number.NaN, bareR: Number.NaN };
   const answer = (c1 * b2 - c2 * b1) / determinant;
   const refusal = (a1 * c2 - a2 * c1) / determinant;
-  return refusal / answer;
+  return { r: refusal / answer, bareR: bare === undefined ? Number.NaN : bare.serviceCpuS / bare.refused / answer };
 }
 
 const round = (value: number, digits = 0): string => (Number.isFinite(value) ? value.toFixed(digits) : '–');
@@ -319,14 +326,14 @@ function report(rows: readonly Row[], command: string): string {
   }
   lines.push(
     '',
-    '| target | scenario | process | r | limit at 2 C (1-2r)/(1-r) | goodput at 2 C / at 1 C | limit at 5 C (1-5r)/(1-r) | goodput at 5 C / at 1 C |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    "| target | scenario | process | r | limit at 2 C (1-2r)/(1-r) | goodput at 2 C / at 1 C | limit at 5 C (1-5r)/(1-r) | goodput at 5 C / at 1 C | bare node:http's r | its limit at 5 C |",
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   );
   for (const row of rows) {
     const at = (fraction: number) => row.steps.find((step) => step.fraction === fraction)?.goodput ?? Number.NaN;
     lines.push(
       `| ${row.target} | ${row.scenario} | ${row.process} | ${round(row.r, 3)} | ${round((1 - 2 * row.r) / (1 - row.r), 2)} | ${round(at(2) / at(1), 2)} | ` +
-        `${round((1 - 5 * row.r) / (1 - row.r), 2)} | ${round(at(5) / at(1), 2)} |`,
+        `${round((1 - 5 * row.r) / (1 - row.r), 2)} | ${round(at(5) / at(1), 2)} | ${round(row.bareR, 3)} | ${round((1 - 5 * row.bareR) / (1 - row.bareR), 2)} |`,
     );
   }
   lines.push(
@@ -581,8 +588,11 @@ async function main(): Promise<void> {
           const recovery = { ...(await offer(running, scenario, bodyFile, 0.25, Math.round(0.25 * capacity), RECOVERY_SECONDS)), cpuLoopMs: await cpuLoopMs() };
           const one = steps.find((step) => step.fraction === 1);
           const five = steps.find((step) => step.fraction === 5);
-          const r = one !== undefined && five !== undefined && !generatorBound(generatorAlone.get(5)) ? refusalShare(one, five) : Number.NaN;
-          rows.push({ target, scenario: scenario.id, process, capacity, cpuLoopMsAtCapacity, steps, recovery, r, generatorAlone });
+          const { r, bareR } =
+            one !== undefined && five !== undefined && !generatorBound(generatorAlone.get(5))
+              ? refusalShares(one, five, generatorAlone.get(5))
+              : { r: Number.NaN, bareR: Number.NaN };
+          rows.push({ target, scenario: scenario.id, process, capacity, cpuLoopMsAtCapacity, steps, recovery, r, bareR, generatorAlone });
         } finally {
           await running.stop();
         }
