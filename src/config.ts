@@ -218,7 +218,7 @@ export const SETTINGS = {
     default: 50,
     ...or('off', milliseconds(1, 10_000)),
     meaning:
-      'Overload control: while callers come and go on new connections and a queue (event loop, offload pool) has stood over this for 100 ms (or is over it by more than 100 ms), a request to an operation that would wait longer than this to start is refused at once, 503 with `Retry-After`; closed loops of kept-alive connections and probes never are. `off`: every request is queued',
+      'Overload control: while callers come and go on new connections and a queue (event loop, offload pool) has stood over this for 100 ms (or two waits in a row were over it by more than 100 ms), a request to an operation that would wait longer than this to start is refused at once, 503 with `Retry-After`; closed loops of kept-alive connections and probes never are. `off`: every request is queued',
   }),
   maxEventLoopDelayMs: setting({
     env: 'MAX_EVENT_LOOP_DELAY_MS',

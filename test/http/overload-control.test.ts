@@ -26,14 +26,17 @@ test('StandingQueue: a wait past the target is no overload until every wait has 
   assert.equal(queue.refuses(80, 600), true);
 });
 
-test('StandingQueue: a wait over the target by more than an interval stands at once, since every wait for the next interval will be over the target', () => {
+test('StandingQueue: a second wait in a row over the target by more than an interval stands at once, since every wait for the next interval will be over the target', () => {
   const queue = new StandingQueue(50);
-  assert.equal(queue.refuses(150, 0), false, 'over the target by the interval exactly: a burst so far');
-  assert.equal(queue.refuses(151, 1), true, 'over it by more: standing at once');
-  assert.equal(queue.refuses(60, 2), true, 'and what waits past the target is refused while it stands');
-  assert.equal(queue.refuses(50, 3), false);
-  assert.equal(queue.refuses(50, 103), false, 'at most the target for an interval: standing ends');
-  assert.equal(queue.refuses(60, 104), false, 'a new count starts');
+  assert.equal(queue.refuses(1000, 0), false, 'the first wait over the target, however long: one long job ahead');
+  assert.equal(queue.refuses(150, 1), false, 'over the target by the interval exactly: a burst so far');
+  assert.equal(queue.refuses(151, 2), true, 'over it by more, in a row: standing at once');
+  assert.equal(queue.refuses(60, 3), true, 'and what waits past the target is refused while it stands');
+  assert.equal(queue.refuses(50, 4), false);
+  assert.equal(queue.refuses(50, 104), false, 'at most the target for an interval: standing ends');
+  assert.equal(queue.refuses(1000, 105), false, 'a new count starts');
+  assert.equal(queue.refuses(40, 106), false);
+  assert.equal(queue.refuses(1000, 107), false, 'a wait under the target between them: each long wait is the first of its run');
 });
 
 test('LoopLateness: arms one 1 ms timer as a request arrives, none while nothing does; its lateness and the turn running now', async () => {
