@@ -15,8 +15,8 @@ import { RefusalLog } from '../observability/refusal-log.js';
  * measured where its work queues, the event loop and the offload pool; (2) while a queue stands
  * (CoDel's test: Nichols and Jacobson, "Controlling Queue Delay", 2012; RFC 8289; as Maurer, "Fail
  * at Scale", 2015, applies it to requests), a request that would wait past the target is refused;
- * (3) only while callers come and go on new connections; (4) a connection is refused at most once.
- * No timer runs while nothing arrives.
+ * (3) only while callers come and go on new connections; (4) a refusal never becomes a caller's
+ * whole traffic. No timer runs while nothing arrives.
  */
 
 // CoDel's interval: how long a queue may stay over the target before it counts as standing (and
@@ -151,7 +151,7 @@ export function overloadControl(app: FastifyInstance, targetMs: number, config: 
   let pooled = 0;
   const answered = (): void => void pooled--;
   const poolWait = (): number => pool.waitMs(pooled);
-  // The connections seen, and those refused once (never again: rule 4).
+  // The connections seen, and those whose last request was refused.
   const connections = new WeakMap<object, 'seen' | 'refused'>();
   const newCallers = new NewCallers();
   // Refusals by where the request would have waited: the label of overload_refusals_total.
@@ -207,11 +207,8 @@ export function overloadControl(app: FastifyInstance, targetMs: number, config: 
     // Both queues see every wait, whichever refuses and whatever the callers.
     const byLoop = loopQueue.refuses(loopWaitMs, now);
     const byPool = pooledBody && poolQueue.refuses(poolWaitMs, now);
-    // A connection refused once is not refused again: a caller that sends again on it at once,
-    // ignoring Retry-After, is a closed loop (rule 3), whose queue cannot grow past its connections,
-    // and refusing it again and again would make refusing the process's work.
-    if ((!byLoop && !byPool) || !open || last === 'refused') {
-      if (last === undefined) connections.set(socket, 'seen');
+    if ((!byLoop && !byPool) || !open) {
+      if (last !== 'seen') connections.set(socket, 'seen');
       if (pooledBody) {
         pooled++;
         whenResponseCloses(reply.raw, answered);
@@ -227,6 +224,10 @@ export function overloadControl(app: FastifyInstance, targetMs: number, config: 
     reply.header('retry-after', RETRY_AFTER_SECONDS);
     // The connection stays open, the rest of the body read and dropped: a refusal that closed it
     // would send a client that reconnects back as a new caller, and refusals would feed themselves.
-    void sendProblem(reply, problemOf(503, LIMIT_TEXTS.overloadedNow), { keepAlive: true });
+    const send = (): void => void sendProblem(reply, problemOf(503, LIMIT_TEXTS.overloadedNow), { keepAlive: true });
+    // One whose last request was refused gets this refusal only after the target: a caller that sends
+    // again at once, ignoring Retry-After, cannot make refusing it the process's work.
+    if (last === 'refused') setTimeout(send, targetMs);
+    else send();
   };
 }
