@@ -588,10 +588,9 @@ async function main(): Promise<void> {
           const recovery = { ...(await offer(running, scenario, bodyFile, 0.25, Math.round(0.25 * capacity), RECOVERY_SECONDS)), cpuLoopMs: await cpuLoopMs() };
           const one = steps.find((step) => step.fraction === 1);
           const five = steps.find((step) => step.fraction === 5);
+          const bare = generatorAlone.get(5);
           const { r, bareR } =
-            one !== undefined && five !== undefined && !generatorBound(generatorAlone.get(5))
-              ? refusalShares(one, five, generatorAlone.get(5))
-              : { r: Number.NaN, bareR: Number.NaN };
+            one !== undefined && five !== undefined && !generatorBound(bare) ? refusalShares(one, five, bare) : { r: Number.NaN, bareR: Number.NaN };
           rows.push({ target, scenario: scenario.id, process, capacity, cpuLoopMsAtCapacity, steps, recovery, r, bareR, generatorAlone });
         } finally {
           await running.stop();
